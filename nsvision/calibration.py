@@ -307,5 +307,7 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CalibrationError(str(path), [f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"]) from None
+        raise CalibrationError(
+            str(path), [f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"]
+        ) from None
     return parse_calibration(data, str(path))

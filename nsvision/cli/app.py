@@ -36,20 +36,7 @@ def guarded(fn: Callable[[], T]) -> T:
         raise typer.Exit(130) from None
 
 
-def _register_commands() -> None:
-    # Each command lives in its own module and registers itself on ``app`` when imported.
-    import importlib
-    import pkgutil
-
-    import nsvision.cli as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("cmd_"):
-            importlib.import_module(f"nsvision.cli.{info.name}")
-
-
 def main() -> None:
-    _register_commands()
     try:
         app()
     except SystemExit as exc:

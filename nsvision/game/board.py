@@ -7,6 +7,7 @@ the Thames crossings, the crossing pairs and each station's district are derived
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -233,6 +234,7 @@ def sections_cross(s: Section, t: Section) -> bool:
         return True
     # Collinear overlap (cannot happen between potential sections, but can in hand-typed input).
     if _orient(s.a, s.b, t.a) == 0 and _orient(s.a, s.b, t.b) == 0:
+
         def proj(p: Point) -> int:
             return p[0] * (s.b[0] - s.a[0]) + p[1] * (s.b[1] - s.a[1])
 
@@ -250,7 +252,7 @@ def _crosses_polyline(s: Section, line: tuple[tuple[float, float], ...]) -> bool
     """
     (ax, ay), (bx, by) = s.a, s.b
     hits = 0
-    for (px, py), (qx, qy) in zip(line, line[1:], strict=False):
+    for (px, py), (qx, qy) in itertools.pairwise(line):
         rx, ry = bx - ax, by - ay
         ux, uy = qx - px, qy - py
         denom = rx * uy - ry * ux

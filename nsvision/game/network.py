@@ -140,7 +140,7 @@ def _parse_section(item: Any, path: str, problems: list[str]) -> Section | None:
     if isinstance(item, str) and "-" in item:
         item = item.split("-")
     if not (isinstance(item, list) and len(item) == 2):
-        problems.append(f"{path}: expected a section as [\"x,y\", \"x,y\"] or \"x,y-x,y\", got {json.dumps(item)}")
+        problems.append(f'{path}: expected a section as ["x,y", "x,y"] or "x,y-x,y", got {json.dumps(item)}')
         return None
     p = _parse_point(item[0], f"{path}[0]", problems)
     q = _parse_point(item[1], f"{path}[1]", problems)
@@ -156,7 +156,7 @@ def network_from_dict(data: Any, source: str = "<network>") -> Network:
     """Build a ``Network`` from decoded JSON; raise ``NetworkFormatError`` listing every problem."""
     problems: list[str] = []
     if not isinstance(data, dict):
-        raise NetworkFormatError(source, ["$: expected a JSON object with a \"lines\" key"])
+        raise NetworkFormatError(source, ['$: expected a JSON object with a "lines" key'])
     if "format" in data and data["format"] != FORMAT:
         problems.append(f"$.format: expected {FORMAT!r}, got {data['format']!r}")
     if "version" in data and data["version"] != VERSION:
