@@ -1,0 +1,372 @@
+"""Registration: find the station lattice in a picture and map lattice coordinates to pixels.
+
+What every print shares is the lattice of station symbols: a closed ring around a light disc,
+53 of them on a 10 × 10 grid in a layout with no symmetry. Registration keys on that alone:
+
+1. find ring-shaped symbols: holes of the dark-ink mask that are filled ellipses;
+2. find the lattice they sit on: a local basis from a seed's neighbours, then grow the
+   assignment of integer coordinates with a homography (which absorbs perspective);
+3. fix orientation and offset by matching the occupied lattice points to the map's stations
+   (4 rotations × all offsets; the asymmetric layout makes one clearly best);
+4. refine: a homography over all matched stations, then a smooth residual field through each
+   re-found station, because paper curl and lens distortion bend the lattice a little.
+
+Pixel coordinates are ``(x, y)`` in the loaded image; lattice coordinates are the map's ``(x, y)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from scipy.interpolate import RBFInterpolator
+from scipy.spatial import cKDTree
+
+from nsvision.errors import NoMapFoundError
+from nsvision.game.board import GameMap, Point, station_name
+
+WORK_LONG_SIDE = 2000
+"""Long side (px) of the copy searched for symbols: enough for a map that fills a third of a 12 MP frame."""
+MIN_STATIONS = 24
+"""Fewer matched stations than this is not a map we can trust (it is under half of London's 53)."""
+
+
+@dataclass(frozen=True)
+class SymbolCandidate:
+    """A ring-shaped mark that may be a station symbol, in image pixels."""
+
+    xy_px: tuple[float, float]
+    radius_px: float
+    """Radius of the light disc inside the ring."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """Where the map's lattice lies in the image.
+
+    ``station_xy_px`` holds the refined centre of every station of the map (found or predicted);
+    ``lattice_to_px`` evaluates the full model (homography plus residual field) at any lattice point.
+    """
+
+    homography: np.ndarray
+    """3x3, lattice units -> image px (before the residual correction)."""
+    station_xy_px: dict[Point, tuple[float, float]]
+    found: frozenset[Point]
+    """Stations whose symbol was detected (the rest are predicted)."""
+    residual_px: dict[Point, float]
+    """Distance between each found symbol and the homography's prediction, in px."""
+    pitch_px: float
+    """Median distance between neighbouring lattice points, in image px."""
+    rotation_deg: float
+    """Angle of the lattice x axis in the image (0 = upright sheet, counter-clockwise positive)."""
+    image_size: tuple[int, int]
+    """(width, height) of the image registered."""
+    match_margin: float
+    """Best orientation's station matches minus the runner-up's: a measure of how sure the orientation is."""
+    _rbf: RBFInterpolator | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def stations_found(self) -> int:
+        return len(self.found)
+
+    @property
+    def median_residual(self) -> float:
+        """Median residual of the homography alone, in lattice units."""
+        if not self.residual_px:
+            return 0.0
+        return float(np.median(list(self.residual_px.values()))) / self.pitch_px
+
+    def lattice_to_px(self, xy_lattice: np.ndarray) -> np.ndarray:
+        """Map an (N, 2) array of lattice coordinates to image px through the full model."""
+        pts = np.asarray(xy_lattice, dtype=np.float64).reshape(-1, 2)
+        out = cv2.perspectiveTransform(pts[None], self.homography)[0]
+        if self._rbf is not None:
+            out = out + self._rbf(pts)
+        return out
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "stations_found": self.stations_found,
+            "stations_total": len(self.station_xy_px),
+            "pitch_px": round(self.pitch_px, 2),
+            "rotation_deg": round(self.rotation_deg, 1),
+            "median_residual_lattice": round(self.median_residual, 4),
+            "max_residual_lattice": round(max(self.residual_px.values(), default=0.0) / self.pitch_px, 4),
+            "orientation_margin": self.match_margin,
+            "homography": [[round(float(v), 6) for v in row] for row in self.homography],
+            "stations_px": {
+                station_name(p): [round(xy[0], 1), round(xy[1], 1)] for p, xy in sorted(self.station_xy_px.items())
+            },
+            "missing_symbols": sorted(station_name(p) for p in self.station_xy_px if p not in self.found),
+        }
+
+
+def _value_channel(image: np.ndarray) -> np.ndarray:
+    # The max of R, G, B keeps navy/black ink dark while coloured pencil and the teal river
+    # stay light, so pencil crossing a ring does not break the ring's hole.
+    return image.max(axis=2) if image.ndim == 3 else image
+
+
+def find_symbol_candidates(image: np.ndarray) -> list[SymbolCandidate]:
+    """Find ring-shaped marks (a closed dark ring around a light, round hole) anywhere in the image."""
+    value = _value_channel(image)
+    h, w = value.shape
+    scale = min(1.0, WORK_LONG_SIDE / max(h, w))
+    small = cv2.resize(value, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else value
+    small = cv2.GaussianBlur(small, (3, 3), 0)
+    # Local paper level: a wide max-filter ignores thin dark ink, a blur smooths its blocks.
+    k = max(15, int(round(max(small.shape) / 60)) | 1)
+    paper = cv2.blur(cv2.dilate(small, np.ones((k, k), np.uint8)), (k, k)).astype(np.float32)
+    dark = (small.astype(np.float32) < 0.62 * paper).astype(np.uint8)
+    contours, hierarchy = cv2.findContours(dark, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    if hierarchy is None:
+        return []
+    area_max = small.shape[0] * small.shape[1] / 300.0
+    out: list[SymbolCandidate] = []
+    for cnt, (_nxt, _prv, _child, parent) in zip(contours, hierarchy[0], strict=True):
+        if parent < 0 or len(cnt) < 8:
+            continue
+        area = cv2.contourArea(cnt)
+        if not 12.0 <= area <= area_max:
+            continue
+        (cx, cy), (ax1, ax2), _ang = cv2.fitEllipse(cnt)
+        a, b = max(ax1, ax2) / 2, min(ax1, ax2) / 2
+        if b <= 0 or b / a < 0.45:
+            continue
+        fill = area / (np.pi * a * b)
+        hull = cv2.contourArea(cv2.convexHull(cnt))
+        if not 0.8 <= fill <= 1.15 or hull <= 0 or area / hull < 0.9:
+            continue
+        out.append(SymbolCandidate((cx / scale, cy / scale), float(np.sqrt(a * b)) / scale))
+    return _keep_outermost(out)
+
+
+def _keep_outermost(cands: list[SymbolCandidate]) -> list[SymbolCandidate]:
+    # A symbol drawn inside a station (a circle, a square) makes a second, smaller hole at the same
+    # centre: keep the largest hole of each concentric group.
+    cands = sorted(cands, key=lambda c: -c.radius_px)
+    kept: list[SymbolCandidate] = []
+    for c in cands:
+        if all(np.hypot(c.xy_px[0] - k.xy_px[0], c.xy_px[1] - k.xy_px[1]) > 0.8 * k.radius_px for k in kept):
+            kept.append(c)
+    return kept
+
+
+@dataclass(frozen=True)
+class _LatticeFit:
+    coords: dict[tuple[int, int], int]
+    """Integer lattice coordinate (in the fit's own frame) -> candidate index."""
+    model: np.ndarray
+    """3x3 homography from the fit's own integer frame to px."""
+
+
+def _gauss_reduce(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    for _ in range(20):
+        if np.dot(u, u) > np.dot(v, v):
+            u, v = v, u
+        m = round(float(np.dot(u, v) / np.dot(u, u)))
+        if m == 0:
+            break
+        v = v - m * u
+    return u, v
+
+
+def _seed_basis(pts: np.ndarray, tree: cKDTree, seed: int, nn: float) -> tuple[np.ndarray, np.ndarray, int] | None:
+    p0 = pts[seed]
+    near = [j for j in tree.query_ball_point(p0, 2.6 * nn) if j != seed]
+    near.sort(key=lambda j: float(np.hypot(*(pts[j] - p0))))
+    near = near[:8]
+    area = tree.query_ball_point(p0, 3.6 * nn)
+    best: tuple[int, float, np.ndarray, np.ndarray] | None = None
+    for i, a in enumerate(near):
+        for b in near[i + 1 :]:
+            u, v = pts[a] - p0, pts[b] - p0
+            cross = u[0] * v[1] - u[1] * v[0]
+            if abs(cross) < 0.35 * np.linalg.norm(u) * np.linalg.norm(v):
+                continue
+            m = np.linalg.inv(np.column_stack([u, v]))
+            c = (m @ (pts[area] - p0).T).T
+            inl = int(np.sum(np.max(np.abs(c - np.round(c)), axis=1) < 0.18))
+            if best is None or inl > best[0] or (inl == best[0] and abs(cross) < best[1]):
+                best = (inl, abs(cross), u, v)
+    if best is None:
+        return None
+    u, v = _gauss_reduce(best[2], best[3])
+    if u[0] * v[1] - u[1] * v[0] < 0:
+        u, v = v, u
+    return u, v, best[0]
+
+
+def _grow(pts: np.ndarray, tree: cKDTree, seed: int, u: np.ndarray, v: np.ndarray) -> _LatticeFit:
+    p0 = pts[seed]
+    affine = np.array([[u[0], v[0], p0[0]], [u[1], v[1], p0[1]], [0, 0, 1]], dtype=np.float64)
+    model = affine
+    coords: dict[tuple[int, int], int] = {(0, 0): seed}
+    radius = 2
+    for _ in range(30):
+        lo = np.min(np.array(list(coords)), axis=0) - radius
+        hi = np.max(np.array(list(coords)), axis=0) + radius
+        gx, gy = np.meshgrid(np.arange(lo[0], hi[0] + 1), np.arange(lo[1], hi[1] + 1))
+        grid = np.column_stack([gx.ravel(), gy.ravel()]).astype(np.float64)
+        pred = cv2.perspectiveTransform(grid[None], model)[0]
+        # Local pitch at each prediction: distance to the prediction one step along x.
+        step = cv2.perspectiveTransform((grid + [1.0, 0.0])[None], model)[0]
+        local = np.hypot(*(step - pred).T)
+        dist, idx = tree.query(pred)
+        new: dict[tuple[int, int], int] = {}
+        used: dict[int, tuple[float, tuple[int, int]]] = {}
+        for g, d, j, lp in zip(grid.astype(int), dist, idx, local, strict=True):
+            if d < 0.28 * lp:
+                key = (int(g[0]), int(g[1]))
+                if j not in used or d < used[j][0]:
+                    used[j] = (float(d), key)
+        for j, (_d, key) in used.items():
+            new[key] = j
+        if len(new) >= 6:
+            src = np.array(list(new), dtype=np.float64)
+            dst = pts[list(new.values())]
+            h, _ = cv2.findHomography(src, dst, cv2.LMEDS)
+            if h is not None:
+                model = h
+        grew = len(new) > len(coords)
+        coords = new if len(new) >= len(coords) else coords
+        if not grew:
+            radius_done = radius >= 4
+            radius += 1
+            if radius_done:
+                break
+    return _LatticeFit(coords, model)
+
+
+_ROTATIONS = (
+    ((1, 0), (0, 1)),
+    ((0, -1), (1, 0)),
+    ((-1, 0), (0, -1)),
+    ((0, 1), (-1, 0)),
+)
+
+
+def _match_orientation(occupied: list[tuple[int, int]], game_map: GameMap) -> tuple[int, tuple[int, int], int, int]:
+    """Best rotation index, offset, score and runner-up score mapping fit coordinates onto stations."""
+    stations = set(game_map.by_point)
+    occ = np.array(occupied)
+    results: list[tuple[int, int, tuple[int, int]]] = []
+    for k, (r0, r1) in enumerate(_ROTATIONS):
+        rot = np.column_stack([occ @ np.array(r0), occ @ np.array(r1)])
+        lo, hi = rot.min(axis=0), rot.max(axis=0)
+        for tx in range(-int(hi[0]) - 2, game_map.columns - int(lo[0]) + 2):
+            for ty in range(-int(hi[1]) - 2, game_map.rows - int(lo[1]) + 2):
+                moved = rot + [tx, ty]
+                hits = sum(1 for p in map(tuple, moved) if p in stations)
+                results.append((hits, k, (tx, ty)))
+    results.sort(key=lambda r: -r[0])
+    best = results[0]
+    runner = next((r[0] for r in results if (r[1], r[2]) != (best[1], best[2])), 0)
+    return best[1], best[2], best[0], runner
+
+
+def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
+    """Find the map's lattice in ``image`` (RGB uint8); raise ``NoMapFoundError`` when it is not there."""
+    cands = find_symbol_candidates(image)
+    if len(cands) < MIN_STATIONS:
+        raise NoMapFoundError(source, f"only {len(cands)} station-like symbols in the picture")
+    pts = np.array([c.xy_px for c in cands], dtype=np.float64)
+    tree = cKDTree(pts)
+    nn_dist, _ = tree.query(pts, k=2)
+    nn = float(np.median(nn_dist[:, 1]))
+    # Seeds: candidates with the most neighbours at about one pitch (interior of the map).
+    counts = np.array([len(tree.query_ball_point(p, 1.6 * nn)) for p in pts])
+    seeds = np.argsort(-counts)[:6]
+    best_fit: _LatticeFit | None = None
+    for seed in seeds:
+        basis = _seed_basis(pts, tree, int(seed), nn)
+        if basis is None:
+            continue
+        fit = _grow(pts, tree, int(seed), basis[0], basis[1])
+        if best_fit is None or len(fit.coords) > len(best_fit.coords):
+            best_fit = fit
+        if len(fit.coords) >= 45:
+            break
+    if best_fit is None or len(best_fit.coords) < MIN_STATIONS:
+        found = 0 if best_fit is None else len(best_fit.coords)
+        raise NoMapFoundError(source, f"only {found} symbols lie on a common lattice")
+    k, (tx, ty), hits, runner = _match_orientation(list(best_fit.coords), game_map)
+    if hits < MIN_STATIONS or hits - runner < 6:
+        raise NoMapFoundError(source, f"the symbols do not match the London layout ({hits} vs {runner})")
+    r0, r1 = np.array(_ROTATIONS[k][0]), np.array(_ROTATIONS[k][1])
+    matched: dict[Point, int] = {}
+    for g, j in best_fit.coords.items():
+        p = (int(np.dot(g, r0)) + tx, int(np.dot(g, r1)) + ty)
+        if p in game_map.by_point:
+            matched[p] = j
+    return _refine(image, game_map, pts, cands, matched, hits - runner, source)
+
+
+def _refine(
+    image: np.ndarray,
+    game_map: GameMap,
+    pts: np.ndarray,
+    cands: list[SymbolCandidate],
+    matched: dict[Point, int],
+    margin: int,
+    source: str,
+) -> Registration:
+    src = np.array(list(matched), dtype=np.float64)
+    dst = pts[list(matched.values())]
+    h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.15 * _pitch_of(src, dst))
+    if h is None:
+        raise NoMapFoundError(source, "the station lattice is degenerate")
+    tree = cKDTree(pts)
+    all_pts = np.array(sorted(game_map.by_point), dtype=np.float64)
+    pred = cv2.perspectiveTransform(all_pts[None], h)[0]
+    pitch = _pitch_of(all_pts, pred)
+    station_xy: dict[Point, tuple[float, float]] = {}
+    found: set[Point] = set()
+    residual: dict[Point, float] = {}
+    for p_l, p_px in zip(all_pts.astype(int), pred, strict=True):
+        key = (int(p_l[0]), int(p_l[1]))
+        d, j = tree.query(p_px)
+        if d < 0.3 * pitch:
+            station_xy[key] = (float(pts[j][0]), float(pts[j][1]))
+            found.add(key)
+            residual[key] = float(d)
+        else:
+            station_xy[key] = (float(p_px[0]), float(p_px[1]))
+    if len(found) < MIN_STATIONS:
+        raise NoMapFoundError(source, f"only {len(found)} stations confirmed by the lattice model")
+    rbf = None
+    if len(found) >= 12:
+        fl = np.array(sorted(found), dtype=np.float64)
+        fp = np.array([station_xy[(int(a), int(b))] for a, b in fl])
+        fpred = cv2.perspectiveTransform(fl[None], h)[0]
+        # Thin-plate smoothing keeps a curl-shaped correction but will not chase one mislocated symbol.
+        rbf = RBFInterpolator(fl, fp - fpred, kernel="thin_plate_spline", smoothing=2.0)
+        for key in station_xy:
+            if key not in found:
+                corr = rbf(np.array([key], dtype=np.float64))[0]
+                x, y = station_xy[key]
+                station_xy[key] = (x + float(corr[0]), y + float(corr[1]))
+    axis = cv2.perspectiveTransform(np.array([[[4.5, 4.5], [5.5, 4.5]]]), h)[0]
+    angle = float(np.degrees(np.arctan2(-(axis[1][1] - axis[0][1]), axis[1][0] - axis[0][0])))
+    return Registration(
+        homography=h,
+        station_xy_px=station_xy,
+        found=frozenset(found),
+        residual_px=residual,
+        pitch_px=pitch,
+        rotation_deg=angle,
+        image_size=(image.shape[1], image.shape[0]),
+        match_margin=float(margin),
+        _rbf=rbf,
+    )
+
+
+def _pitch_of(lattice: np.ndarray, px: np.ndarray) -> float:
+    # Median over point pairs one step apart horizontally.
+    index = {(int(a), int(b)): i for i, (a, b) in enumerate(lattice)}
+    d = [float(np.hypot(*(px[index[(x + 1, y)]] - px[i]))) for (x, y), i in index.items() if (x + 1, y) in index]
+    if not d:
+        span = np.ptp(lattice, axis=0).max() or 1.0
+        return float(np.ptp(px, axis=0).max() / span)
+    return float(np.median(d))
