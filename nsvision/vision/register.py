@@ -105,15 +105,18 @@ class Registration:
 def _value_channel(image: np.ndarray) -> np.ndarray:
     # The max of R, G, B keeps navy/black ink dark while coloured pencil and the teal river
     # stay light, so pencil crossing a ring does not break the ring's hole.
-    return image.max(axis=2) if image.ndim == 3 else image
+    if image.ndim == 2:
+        return image
+    r, g, b = cv2.split(image)
+    return cv2.max(cv2.max(r, g), b)
 
 
 def find_symbol_candidates(image: np.ndarray) -> list[SymbolCandidate]:
     """Find ring-shaped marks (a closed dark ring around a light, round hole) anywhere in the image."""
-    value = _value_channel(image)
-    h, w = value.shape
+    h, w = image.shape[:2]
     scale = min(1.0, WORK_LONG_SIDE / max(h, w))
-    small = cv2.resize(value, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else value
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    small = _value_channel(small)
     small = cv2.GaussianBlur(small, (3, 3), 0)
     # Local paper level: a wide max-filter ignores thin dark ink, a blur smooths its blocks.
     k = max(15, int(round(max(small.shape) / 60)) | 1)
@@ -249,17 +252,25 @@ _ROTATIONS = (
 
 def _match_orientation(occupied: list[tuple[int, int]], game_map: GameMap) -> tuple[int, tuple[int, int], int, int]:
     """Best rotation index, offset, score and runner-up score mapping fit coordinates onto stations."""
-    stations = set(game_map.by_point)
+    pad = 2 * max(game_map.columns, game_map.rows) + 4
+    grid = np.zeros((game_map.rows + 2 * pad, game_map.columns + 2 * pad), dtype=np.int32)
+    for x, y in game_map.by_point:
+        grid[y + pad, x + pad] = 1
     occ = np.array(occupied)
     results: list[tuple[int, int, tuple[int, int]]] = []
     for k, (r0, r1) in enumerate(_ROTATIONS):
         rot = np.column_stack([occ @ np.array(r0), occ @ np.array(r1)])
         lo, hi = rot.min(axis=0), rot.max(axis=0)
-        for tx in range(-int(hi[0]) - 2, game_map.columns - int(lo[0]) + 2):
-            for ty in range(-int(hi[1]) - 2, game_map.rows - int(lo[1]) + 2):
-                moved = rot + [tx, ty]
-                hits = sum(1 for p in map(tuple, moved) if p in stations)
-                results.append((hits, k, (tx, ty)))
+        txs = np.arange(-int(hi[0]) - 2, game_map.columns - int(lo[0]) + 2)
+        tys = np.arange(-int(hi[1]) - 2, game_map.rows - int(lo[1]) + 2)
+        ox, oy = np.meshgrid(txs, tys)
+        offsets = np.column_stack([ox.ravel(), oy.ravel()])
+        moved = rot[None, :, :] + offsets[:, None, :] + pad
+        inside = (moved >= 0).all(axis=2) & (moved[..., 0] < grid.shape[1]) & (moved[..., 1] < grid.shape[0])
+        moved = np.where(inside[..., None], moved, 0)
+        hits = (grid[moved[..., 1], moved[..., 0]] * inside).sum(axis=1)
+        for h, (tx, ty) in zip(hits, offsets, strict=True):
+            results.append((int(h), k, (int(tx), int(ty))))
     results.sort(key=lambda r: -r[0])
     best = results[0]
     runner = next((r[0] for r in results if (r[1], r[2]) != (best[1], best[2])), 0)

@@ -1,0 +1,163 @@
+"""Accuracy and speed of the reader on a generated benchmark set with known ground truth.
+
+    python3 bench/accuracy.py                 # the README's figures (240 sheets, ~10 min on 2 cores)
+    python3 bench/accuracy.py --count 40      # a quick look
+
+Each sheet is rendered by ``nsvision.render`` (phone photos across the strength sweep, flatbed
+scans, both visual styles, legal and illegal networks), written to disk in its usual format
+(JPEG photos, PNG scans), then read back with ``nsvision.pipeline.analyze_file`` exactly as the
+CLI does. Timing covers decode + read + score of one sheet on one core (OpenCV single-threaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+from nsvision.render.sample import make_sample, write_sample
+
+from nsvision.calibration import load_calibration
+from nsvision.game.board import LINE_COLOURS
+from nsvision.pipeline import SheetReport, analyze_file
+
+VIOLATIONS = ("sections_cross", "cycle", "drawn_twice", "not_connected")
+
+
+@dataclass(frozen=True)
+class Case:
+    seed: int
+    mode: str
+    style: str
+    strength: float
+    violation: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.style}/{self.mode}"
+
+
+def plan(count: int, seed: int) -> list[Case]:
+    """The benchmark set: per style, 2/3 photos over the strength sweep, 1/4 scans, the rest illegal photos."""
+    cases: list[Case] = []
+    per_style = count // 2
+    for si, style in enumerate(("print", "cream")):
+        n_photo = per_style * 2 // 3
+        n_scan = per_style // 4
+        n_illegal = per_style - n_photo - n_scan
+        base = seed + si * 100_000
+        for i in range(n_photo):
+            cases.append(Case(base + i, "photo", style, round(i / max(1, n_photo - 1), 3), None))
+        for i in range(n_scan):
+            cases.append(Case(base + 10_000 + i, "scan", style, round(i / max(1, n_scan - 1), 3), None))
+        for i in range(n_illegal):
+            v = VIOLATIONS[i % len(VIOLATIONS)]
+            cases.append(Case(base + 20_000 + i, "photo", style, round(i / max(1, n_illegal - 1), 3), v))
+    return cases
+
+
+def run_case(case: Case) -> dict[str, Any]:
+    cv2.setNumThreads(1)
+    cal = load_calibration()
+    sample = make_sample(
+        cal, case.seed, mode=case.mode, style=case.style, strength=case.strength, violation=case.violation
+    )
+    expected = sample.expected
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_sample(sample, Path(tmp), fmt="jpg" if case.mode == "photo" else "png")
+        image_path = next(p for p in paths if p.suffix != ".json")
+        start = time.perf_counter()
+        results = analyze_file(image_path, cal)
+        seconds = time.perf_counter() - start
+    out: dict[str, Any] = {"case": case.__dict__, "seconds": seconds, "expected_total": expected["total"]}
+    result = results[0]
+    if not isinstance(result, SheetReport):
+        out.update(status=result.status, error=result.error.message, correct=False, flagged=True)
+        return out
+    truth = {c: {tuple(s) for s in expected["network"]["lines"][c]} for c in LINE_COLOURS}
+    read = {c: {tuple(s.to_list()) for s in result.network.sections(c)} for c in LINE_COLOURS}
+    exp_codes = sorted({v["code"] for v in expected["violations"]})
+    got_codes = sorted({v.code for v in result.violations})
+    correct = result.total == expected["total"] and exp_codes == got_codes and read == truth
+    out.update(
+        status=result.status,
+        total=result.total,
+        correct=correct,
+        total_right=result.total == expected["total"],
+        flagged=result.needs_review,
+        doubtful=list(result.doubtful_sections),
+        stations_found=result.registration.stations_found if result.registration else 0,
+        per_colour={
+            c: {"tp": len(read[c] & truth[c]), "fp": len(read[c] - truth[c]), "fn": len(truth[c] - read[c])}
+            for c in LINE_COLOURS
+        },
+    )
+    return out
+
+
+def summarise(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| set | sheets | total exact | all correct | flagged | wrong, not flagged | median s | p95 s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        c = r["case"]
+        groups.setdefault(f"{c['style']}/{c['mode']}" + ("/illegal" if c["violation"] else ""), []).append(r)
+    groups["all"] = rows
+    for name, rs in groups.items():
+        secs = sorted(r["seconds"] for r in rs)
+        p95 = secs[min(len(secs) - 1, int(round(0.95 * (len(secs) - 1))))]
+        lines.append(
+            f"| {name} | {len(rs)} | {sum(r.get('total_right', False) for r in rs)} | "
+            f"{sum(r['correct'] for r in rs)} | {sum(r['flagged'] for r in rs)} | "
+            f"{sum((not r['correct']) and not r['flagged'] for r in rs)} | "
+            f"{statistics.median(secs):.2f} | {p95:.2f} |"
+        )
+    lines.append("")
+    lines.append("| colour | precision | recall |")
+    lines.append("|---|---:|---:|")
+    for c in LINE_COLOURS:
+        tp = sum(r["per_colour"][c]["tp"] for r in rows if "per_colour" in r)
+        fp = sum(r["per_colour"][c]["fp"] for r in rows if "per_colour" in r)
+        fn = sum(r["per_colour"][c]["fn"] for r in rows if "per_colour" in r)
+        lines.append(f"| {c} | {tp / max(1, tp + fp):.4f} | {tp / max(1, tp + fn):.4f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=240, help="sheets in the set (default 240)")
+    ap.add_argument("--seed", type=int, default=1000, help="first seed (default 1000)")
+    ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
+    ap.add_argument("--out", type=Path, default=Path("bench/out/accuracy.json"), help="per-sheet results")
+    args = ap.parse_args(argv)
+    cases = plan(args.count, args.seed)
+    start = time.time()
+    with ProcessPoolExecutor(args.workers) as pool:
+        rows = list(pool.map(run_case, cases, chunksize=2))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rows, indent=1))
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(summarise(rows))
+    print(
+        f"\npeak memory of a worker: {peak_mb:.0f} MB; wall time {time.time() - start:.0f} s; "
+        f"per-sheet results in {args.out}"
+    )
+    wrong_unflagged = [r for r in rows if not r["correct"] and not r["flagged"]]
+    for r in wrong_unflagged:
+        print("WRONG, NOT FLAGGED:", r["case"], r.get("total"), r["expected_total"], file=sys.stderr)
+    return 1 if wrong_unflagged else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Overlay images: what was read, drawn over the straightened sheet, for a person to check at a glance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from nsvision.errors import InputError
+from nsvision.game.board import LINE_COLOURS, parse_station_name
+from nsvision.pipeline import SheetReport
+
+_BGR = {"purple": (150, 40, 110), "blue": (220, 120, 0), "pink": (130, 30, 235), "green": (40, 170, 40)}
+SCALE = 2
+"""The overlay is drawn at twice the canonical resolution so labels stay legible."""
+
+
+def render_overlay(report: SheetReport) -> np.ndarray:
+    """A BGR image of the straightened map with each read line, doubtful sections and rule breaks marked.
+
+    Legend: solid lines = read sections in their colour; dashed orange with "?" = in doubt;
+    red rings/crosses = stations or sections named by a violation; grey rings = station symbols
+    that registration had to predict (not seen).
+    """
+    if report.straightened is None or report.registration is None:
+        raise ValueError("an overlay needs a report read from an image")
+    st = report.straightened
+    base = cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR)
+    base = cv2.resize(base, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_CUBIC)
+    img = (base.astype(np.float32) * 0.55 + 255 * 0.45).astype(np.uint8)
+
+    def px(p: tuple[int, int]) -> tuple[int, int]:
+        x, y = st.lattice_to_px(*p)
+        return int(round(x * SCALE)), int(round(y * SCALE))
+
+    width = max(3, st.px_per_pitch * SCALE // 14)
+    for colour in LINE_COLOURS:
+        for s in report.network.sections(colour):
+            cv2.line(img, px(s.a), px(s.b), _BGR[colour], width, cv2.LINE_AA)
+    if report.reading is not None:
+        for r in report.reading.doubtful:
+            a, b = np.array(px(r.section.a), float), np.array(px(r.section.b), float)
+            n = max(2, int(np.linalg.norm(b - a) / 12))
+            for k in range(0, n, 2):
+                p0 = a + (b - a) * k / n
+                p1 = a + (b - a) * (k + 1) / n
+                cv2.line(img, tuple(p0.astype(int)), tuple(p1.astype(int)), (0, 140, 255), width, cv2.LINE_AA)
+            mid = ((a + b) / 2).astype(int)
+            cv2.putText(img, "?", (int(mid[0]) + 4, int(mid[1]) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 90, 230), 2)
+    found = report.registration.found
+    r_px = int(st.px_per_pitch * SCALE * 0.3)
+    for p in report.registration.station_xy_px:
+        if p not in found:
+            cv2.circle(img, px(p), r_px, (150, 150, 150), 2, cv2.LINE_AA)
+    for v in report.violations:
+        for name in v.stations:
+            try:
+                cv2.circle(img, px(parse_station_name(name)), r_px + 4, (0, 0, 230), 3, cv2.LINE_AA)
+            except ValueError:
+                continue
+        for name in v.sections:
+            try:
+                a_name, b_name = name.split("-")
+                a, b = np.array(px(parse_station_name(a_name))), np.array(px(parse_station_name(b_name)))
+            except ValueError:
+                continue
+            mid = ((a + b) // 2).astype(int)
+            d = r_px // 2
+            cv2.line(img, (int(mid[0]) - d, int(mid[1]) - d), (int(mid[0]) + d, int(mid[1]) + d), (0, 0, 230), 3)
+            cv2.line(img, (int(mid[0]) - d, int(mid[1]) + d), (int(mid[0]) + d, int(mid[1]) - d), (0, 0, 230), 3)
+    status = {"ok": "legal", "rules_broken": "rules broken", "needs_review": "NEEDS REVIEW"}[report.status]
+    banner = f"total {report.total} - {status}"
+    cv2.rectangle(img, (0, 0), (img.shape[1], 34), (255, 255, 255), -1)
+    cv2.putText(img, banner, (8, 25), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2, cv2.LINE_AA)
+    return img
+
+
+def write_image(path: str | Path, image_bgr: np.ndarray) -> Path:
+    """Write a BGR image; the format follows the extension (PNG when there is none)."""
+    path = Path(path)
+    if not path.suffix:
+        path = path.with_suffix(".png")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        ok = cv2.imwrite(str(path), image_bgr)
+    except cv2.error as exc:
+        raise InputError(str(path), f"cannot write the image ({exc.msg})", "use a .png or .jpg name") from None
+    if not ok:
+        raise InputError(str(path), "cannot write the image", "check the folder exists and use a .png or .jpg name")
+    return path
+
+
+def page_path(path: str | Path, page: int, pages: int) -> Path:
+    """``out.png`` for a single sheet, ``out-p2.png`` for page 2 of several."""
+    path = Path(path)
+    if pages <= 1:
+        return path
+    return path.with_name(f"{path.stem}-p{page}{path.suffix or '.png'}")
+
+
+def write_debug_images(report: SheetReport, folder: str | Path) -> list[Path]:
+    """Intermediate images of one sheet, named by page and stage."""
+    folder = Path(folder)
+    out: list[Path] = []
+    if report.straightened is None:
+        return out
+    st = report.straightened
+    stem = f"p{report.page}"
+    out.append(write_image(folder / f"{stem}-1-straightened.png", cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR)))
+    dens = np.clip(st.density * 255 / 1.5, 0, 255).astype(np.uint8)
+    out.append(write_image(folder / f"{stem}-2-stroke-density.png", 255 - dens[..., ::-1]))
+    out.append(write_image(folder / f"{stem}-3-overlay.png", render_overlay(report)))
+    return out

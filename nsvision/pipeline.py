@@ -1,0 +1,258 @@
+"""The library entry points: one place where the stages are composed.
+
+load → register → straighten → measure → rebuild → check rules → score → ``SheetReport``.
+
+``analyze_sheet`` reads one picture already in memory; ``analyze_file`` reads every sheet of a
+file (one per PDF page); ``score_network_file`` does the game part alone for a network JSON.
+They raise ``NsvisionError`` subclasses for bad input; a multi-page file records a page that
+fails as a ``SheetFailure`` and goes on with the next.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nsvision.calibration import Calibration, load_calibration
+from nsvision.errors import ExitCode, NsvisionError
+from nsvision.game.board import LINE_COLOURS
+from nsvision.game.network import GameOptions, Network, load_network
+from nsvision.game.rules import Violation, check_network
+from nsvision.game.scoring import ScoreCard, score_network
+from nsvision.vision.detect import Straightened, measure_sections, straighten
+from nsvision.vision.load import LoadedPage, load_array, load_pages
+from nsvision.vision.rebuild import Reading, rebuild
+from nsvision.vision.register import Registration, register
+
+
+@dataclass(frozen=True)
+class SheetReport:
+    """Everything read and computed for one sheet."""
+
+    source: str
+    page: int
+    network: Network
+    score: ScoreCard
+    violations: tuple[Violation, ...]
+    needs_review: bool
+    depends_on: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Score field -> doubtful sections that would change it if read the other way."""
+    reading: Reading | None = None
+    registration: Registration | None = None
+    straightened: Straightened | None = field(default=None, repr=False, compare=False)
+    seconds: float = 0.0
+
+    @property
+    def total(self) -> int:
+        return self.score.total
+
+    @property
+    def status(self) -> str:
+        if self.needs_review:
+            return "needs_review"
+        return "rules_broken" if self.violations else "ok"
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.needs_review:
+            return ExitCode.NEEDS_REVIEW
+        return ExitCode.RULES_BROKEN if self.violations else ExitCode.OK
+
+    @property
+    def doubtful_sections(self) -> tuple[str, ...]:
+        return tuple(r.section.name for r in self.reading.doubtful) if self.reading else ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report (a stable contract: see 'JSON output' in the README)."""
+        card = self.score.to_dict()
+        lines = {
+            line.colour: {
+                **line.to_dict(),
+                "section_count": line.sections,
+                "sections": [s.to_list() for s in self.network.sections(line.colour)],
+            }
+            for line in self.score.lines
+        }
+        out: dict[str, Any] = {
+            "source": self.source,
+            "page": self.page,
+            "status": self.status,
+            "total": self.score.total,
+            "needs_review": self.needs_review,
+            "doubtful_sections": list(self.doubtful_sections),
+            "depends_on": {k: list(v) for k, v in self.depends_on.items()},
+            "lines": lines,
+            "score": card,
+            "violations": [v.to_dict() for v in self.violations],
+            "network": self.network.to_dict(),
+        }
+        if self.reading is not None:
+            out["sections"] = [
+                r.to_dict()
+                for r in sorted(self.reading.sections.values(), key=lambda r: r.section)
+                if r.colour is not None or r.doubtful
+            ]
+        if self.registration is not None:
+            out["registration"] = self.registration.to_dict()
+        out["seconds"] = round(self.seconds, 3)
+        return out
+
+
+@dataclass(frozen=True)
+class SheetFailure:
+    """A sheet (page) that could not be read; the batch goes on."""
+
+    source: str
+    page: int
+    error: NsvisionError
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return self.error.exit_code
+
+    @property
+    def status(self) -> str:
+        return "no_map" if self.error.exit_code == ExitCode.NO_MAP else "failed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "page": self.page,
+            "status": self.status,
+            "error": self.error.message,
+            "exit_code": int(self.error.exit_code),
+        }
+
+
+SheetResult = SheetReport | SheetFailure
+
+
+def overall_exit_code(results: list[SheetResult]) -> ExitCode:
+    """The exit code of a run over several sheets: the most serious outcome wins."""
+    order = [ExitCode.INTERNAL, ExitCode.BAD_INPUT, ExitCode.NO_MAP, ExitCode.NEEDS_REVIEW, ExitCode.RULES_BROKEN]
+    codes = {r.exit_code for r in results}
+    return next((c for c in order if c in codes), ExitCode.OK)
+
+
+def _score(network: Network, calibration: Calibration) -> tuple[ScoreCard, tuple[Violation, ...]]:
+    return score_network(network, calibration.map), check_network(network, calibration.map)
+
+
+def _depends_on(reading: Reading, card: ScoreCard, calibration: Calibration) -> dict[str, tuple[str, ...]]:
+    """Which score fields change if a doubtful section is read the other way."""
+    out: dict[str, list[str]] = {}
+    base = _fields(card)
+    for r in reading.doubtful:
+        lines = {c: list(reading.network.sections(c)) for c in LINE_COLOURS}
+        if r.colour is not None:
+            lines[r.colour] = [s for s in lines[r.colour] if s != r.section]
+        else:
+            lines[r.evidence.best()[0]].append(r.section)
+        flipped = _fields(score_network(Network.build(lines, reading.network.options), calibration.map))
+        for key, value in flipped.items():
+            if value != base[key]:
+                out.setdefault(key, []).append(r.section.name)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _fields(card: ScoreCard) -> dict[str, int]:
+    f = {f"{line.colour}_line": line.score for line in card.lines}
+    f["tourist_points"] = card.tourist_points
+    f["interchange_points"] = card.interchanges.points
+    f["objectives"] = sum(o.points for o in card.objectives)
+    f["total"] = card.total
+    return f
+
+
+def analyze_sheet(
+    image: np.ndarray | LoadedPage,
+    calibration: Calibration | None = None,
+    options: GameOptions | None = None,
+    *,
+    source: str = "<image>",
+    page: int = 1,
+) -> SheetReport:
+    """Read one sheet from an RGB image (or a loaded page) and score it.
+
+    Raises ``NoMapFoundError`` when the picture holds no Map of London.
+    """
+    start = time.perf_counter()
+    cal = calibration or load_calibration()
+    loaded = image if isinstance(image, LoadedPage) else load_array(image, source)
+    source, page = loaded.source, loaded.page
+    reg = register(loaded.image, cal.map, source)
+    straight = straighten(loaded.image, reg, cal.map)
+    radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
+    evidence, _hues = measure_sections(straight, cal.map, radius)
+    reading = rebuild(evidence, cal.map, options)
+    card, violations = _score(reading.network, cal)
+    return SheetReport(
+        source=source,
+        page=page,
+        network=reading.network,
+        score=card,
+        violations=violations,
+        needs_review=bool(reading.doubtful),
+        depends_on=_depends_on(reading, card, cal),
+        reading=reading,
+        registration=reg,
+        straightened=straight,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def iter_file(
+    path: str | Path, calibration: Calibration | None = None, options: GameOptions | None = None
+) -> Iterator[SheetResult]:
+    """Read every sheet of a picture or PDF, in page order; a page that fails becomes a ``SheetFailure``.
+
+    An error that concerns the whole file (missing, unreadable) is raised from the first step.
+    """
+    cal = calibration or load_calibration()
+    for loaded in load_pages(path):
+        try:
+            yield analyze_sheet(loaded, cal, options)
+        except NsvisionError as exc:
+            yield SheetFailure(loaded.source, loaded.page, exc)
+
+
+def analyze_file(
+    path: str | Path, calibration: Calibration | None = None, options: GameOptions | None = None
+) -> list[SheetResult]:
+    """All sheets of a file (see ``iter_file``)."""
+    return list(iter_file(path, calibration, options))
+
+
+def score_network_file(
+    path: str | Path, calibration: Calibration | None = None, options: GameOptions | None = None
+) -> SheetReport:
+    """Score a network JSON file (no image): the game core alone."""
+    cal = calibration or load_calibration()
+    network = load_network(path)
+    if options is not None:
+        network = replace(network, options=_merge_options(network.options, options))
+    card, violations = _score(network, cal)
+    return SheetReport(str(path), 1, network, card, violations, needs_review=False)
+
+
+def score_network_obj(
+    network: Network, calibration: Calibration | None = None, source: str = "<network>"
+) -> SheetReport:
+    """Score an in-memory network."""
+    cal = calibration or load_calibration()
+    card, violations = _score(network, cal)
+    return SheetReport(source, 1, network, card, violations, needs_review=False)
+
+
+def _merge_options(base: GameOptions, extra: GameOptions) -> GameOptions:
+    return GameOptions(
+        objectives=tuple(dict.fromkeys((*base.objectives, *extra.objectives))),
+        powers={**base.powers, **extra.powers},
+        doubled_stations={**base.doubled_stations, **extra.doubled_stations},
+        solo=base.solo or extra.solo,
+    )

@@ -1,0 +1,109 @@
+"""Human and machine renderings of sheet results (text tables with rich, JSON)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from nsvision.pipeline import SheetFailure, SheetReport, SheetResult
+
+_STYLE = {"purple": "magenta", "blue": "blue", "pink": "bright_magenta", "green": "green"}
+_STATUS = {
+    "ok": "[green]legal[/]",
+    "rules_broken": "[red]rules broken[/]",
+    "needs_review": "[yellow]needs review[/]",
+    "failed": "[red]failed[/]",
+    "no_map": "[red]no map found[/]",
+}
+
+
+def results_json(results: Sequence[SheetResult], *, multi: bool) -> str:
+    """One object for a single sheet; ``{"sheets": [...]}`` for an input holding several."""
+    if multi:
+        return json.dumps({"sheets": [r.to_dict() for r in results]}, indent=2)
+    return json.dumps(results[0].to_dict(), indent=2)
+
+
+def render_result(result: SheetResult, console: Console) -> None:
+    """Print one sheet's score card, violations and doubts."""
+    title = f"{result.source}" + (f" (page {result.page})" if result.page > 1 else "")
+    if isinstance(result, SheetFailure):
+        console.print(f"[bold]{title}[/]: {_STATUS[result.status]} — {result.error.message}")
+        return
+    _render_report(result, title, console)
+
+
+def _render_report(report: SheetReport, title: str, console: Console) -> None:
+    card = report.score
+    table = Table(title=f"{title} — {_STATUS[report.status]}", title_justify="left", show_edge=False)
+    for name, justify in (
+        ("line", "left"),
+        ("sections", "right"),
+        ("districts", "right"),
+        ("most", "right"),
+        ("Thames", "right"),
+        ("score", "right"),
+        ("", "left"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for line in card.lines:
+        table.add_row(
+            f"[{_STYLE[line.colour]}]{line.colour}[/]",
+            str(line.sections),
+            str(line.districts),
+            str(line.max_in_district),
+            str(line.thames),
+            f"[bold]{line.score}[/]",
+            line.formula(),
+        )
+    console.print(table)
+    ic = card.interchanges
+    console.print(
+        f"tourist sites: {card.tourist_sites} → {card.tourist_circles} circles crossed → {card.tourist_points} points"
+    )
+    console.print(f"interchanges: {ic.two} × 2 lines, {ic.three} × 3 lines, {ic.four} × 4 lines → {ic.points} points")
+    for obj in card.objectives:
+        console.print(f"objective {obj.key}: {'met' if obj.met else 'not met'} → {obj.points} points")
+    if card.solo_rating is not None:
+        console.print(f"solo: {card.solo_penalty} for advanced modules, rating {card.solo_rating}")
+    console.print(f"[bold]total: {card.total}[/]")
+    for v in report.violations:
+        console.print(f"[red]rule broken[/] ({v.code}): {v.message}")
+    if report.reading is not None and report.needs_review:
+        console.print("[yellow]needs review[/]: these sections could not be read with confidence:")
+        for r in report.reading.doubtful:
+            drawn = f"read as {r.colour}" if r.colour else "read as not drawn"
+            console.print(f"  {r.section.name}: {drawn}, confidence {r.confidence:.0%} — {r.reason}")
+        if report.depends_on:
+            parts = [f"{field} ({', '.join(secs)})" for field, secs in report.depends_on.items()]
+            console.print("  numbers that depend on them: " + "; ".join(parts))
+    if report.registration is not None:
+        reg = report.registration
+        console.print(
+            f"[dim]map found: {reg.stations_found}/{len(reg.station_xy_px)} station symbols, "
+            f"residual {reg.median_residual:.3f} pitch, {report.seconds:.2f} s[/]"
+        )
+
+
+def summary_row(result: SheetResult) -> dict[str, Any]:
+    """A flat row for CSV output."""
+    row: dict[str, Any] = {"source": result.source, "page": result.page, "status": result.status}
+    if isinstance(result, SheetFailure):
+        row["error"] = result.error.message
+        return row
+    card = result.score
+    for line in card.lines:
+        row[f"{line.colour}"] = line.score
+    row.update(
+        tourist=card.tourist_points,
+        interchanges=card.interchanges.points,
+        objectives=sum(o.points for o in card.objectives),
+        total=card.total,
+        violations=";".join(v.code for v in result.violations),
+        doubtful=";".join(result.doubtful_sections),
+    )
+    return row
