@@ -106,8 +106,7 @@ def rebuild(
     # Crossing sections exclude each other: a weak one under a clear one is suspect.
     for pair in game_map.crossing_pairs:
         s, t = sorted(pair)
-        (cs, fs, _), (ct, ft, _) = first[s], first[t]
-        if cs is None or ct is None:
+        if first[s][0] is None or first[t][0] is None:
             continue
         weak, strong = (s, t) if evidence[s].best()[1] < evidence[t].best()[1] else (t, s)
         if evidence[weak].best()[1] < STRONG:
