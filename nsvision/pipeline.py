@@ -42,6 +42,8 @@ class SheetReport:
     needs_review: bool
     depends_on: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Score field -> doubtful sections that would change it if read the other way."""
+    review_reasons: tuple[str, ...] = ()
+    """Why the sheet needs review, in plain English (empty when it does not)."""
     reading: Reading | None = None
     registration: Registration | None = None
     straightened: Straightened | None = field(default=None, repr=False, compare=False)
@@ -84,6 +86,7 @@ class SheetReport:
             "status": self.status,
             "total": self.score.total,
             "needs_review": self.needs_review,
+            "review_reasons": list(self.review_reasons),
             "doubtful_sections": list(self.doubtful_sections),
             "depends_on": {k: list(v) for k, v in self.depends_on.items()},
             "lines": lines,
@@ -169,6 +172,29 @@ def _fields(card: ScoreCard) -> dict[str, int]:
     return f
 
 
+MIN_FOUND_FRACTION = 0.75
+"""Below this share of station symbols seen, the map may be partly hidden or mis-registered."""
+MAX_RESIDUAL = 0.08
+"""Median symbol residual (lattice units) above which the lattice model does not fit the picture well."""
+
+
+def review_reasons(reading: Reading, registration: Registration) -> tuple[str, ...]:
+    """Why a person should check this sheet (empty when the reading is sure)."""
+    reasons: list[str] = []
+    if reading.doubtful:
+        names = ", ".join(r.section.name for r in reading.doubtful)
+        reasons.append(f"{len(reading.doubtful)} section(s) could not be read with confidence: {names}")
+    total = len(registration.station_xy_px)
+    if registration.stations_found < MIN_FOUND_FRACTION * total:
+        reasons.append(
+            f"only {registration.stations_found} of {total} station symbols were seen: part of the map may be "
+            "hidden, in shadow or out of the picture"
+        )
+    if registration.median_residual > MAX_RESIDUAL:
+        reasons.append(f"the map is strongly bent or distorted (residual {registration.median_residual:.2f} pitch)")
+    return tuple(reasons)
+
+
 def analyze_sheet(
     image: np.ndarray | LoadedPage,
     calibration: Calibration | None = None,
@@ -191,14 +217,16 @@ def analyze_sheet(
     evidence, _hues = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options)
     card, violations = _score(reading.network, cal)
+    reasons = review_reasons(reading, reg)
     return SheetReport(
         source=source,
         page=page,
         network=reading.network,
         score=card,
         violations=violations,
-        needs_review=bool(reading.doubtful),
+        needs_review=bool(reasons),
         depends_on=_depends_on(reading, card, cal),
+        review_reasons=reasons,
         reading=reading,
         registration=reg,
         straightened=straight,

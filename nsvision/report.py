@@ -73,8 +73,9 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
     console.print(f"[bold]total: {card.total}[/]")
     for v in report.violations:
         console.print(f"[red]rule broken[/] ({v.code}): {v.message}")
-    if report.reading is not None and report.needs_review:
-        console.print("[yellow]needs review[/]: these sections could not be read with confidence:")
+    for reason in report.review_reasons:
+        console.print(f"[yellow]needs review[/]: {reason}")
+    if report.reading is not None and report.reading.doubtful:
         for r in report.reading.doubtful:
             drawn = f"read as {r.colour}" if r.colour else "read as not drawn"
             console.print(f"  {r.section.name}: {drawn}, confidence {r.confidence:.0%} — {r.reason}")
