@@ -96,10 +96,15 @@ class _Checker:
         self.problems: list[str] = []
 
     def fail(self, path: str, msg: str) -> None:
-        self.problems.append(f"{path}: {msg}")
+        problem = f"{path}: {msg}"
+        if problem not in self.problems:
+            self.problems.append(problem)
 
     def get(self, obj: Any, key: str, path: str, kind: type | tuple[type, ...], required: bool = True) -> Any:
         if not isinstance(obj, dict):
+            # None means the parent is missing, which is reported already; anything else is a wrong type.
+            if obj is not None:
+                self.fail(path, f"expected an object, got {type(obj).__name__}")
             return None
         if key not in obj:
             if required:
