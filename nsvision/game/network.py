@@ -136,11 +136,10 @@ def _parse_point(text: Any, path: str, problems: list[str]) -> Point | None:
     return p
 
 
-def _parse_section(item: Any, path: str, problems: list[str]) -> Section | None:
-    if isinstance(item, str) and "-" in item:
-        item = item.split("-")
+def _parse_section(raw: Any, path: str, problems: list[str]) -> Section | None:
+    item = raw.split("-") if isinstance(raw, str) and "-" in raw else raw
     if not (isinstance(item, list) and len(item) == 2):
-        problems.append(f'{path}: expected a section as ["x,y", "x,y"] or "x,y-x,y", got {json.dumps(item)}')
+        problems.append(f'{path}: expected a section as ["x,y", "x,y"] or "x,y-x,y", got {json.dumps(raw)}')
         return None
     p = _parse_point(item[0], f"{path}[0]", problems)
     q = _parse_point(item[1], f"{path}[1]", problems)
@@ -180,13 +179,21 @@ def network_from_dict(data: Any, source: str = "<network>") -> Network:
         problems.append(f"$.objectives: expected a list drawn from {', '.join(OBJECTIVES)}")
         objectives = []
     powers: dict[Colour, str] = {}
-    for colour, power in (data.get("powers") or {}).items():
+    raw_powers = data.get("powers") or {}
+    if not isinstance(raw_powers, dict):
+        problems.append('$.powers: expected an object mapping colour to power, e.g. {"pink": "joker"}')
+        raw_powers = {}
+    for colour, power in raw_powers.items():
         if colour not in LINE_COLOURS or power not in POWERS:
             problems.append(f"$.powers.{colour}: expected a colour mapped to one of {', '.join(POWERS)}")
         else:
             powers[colour] = power
     doubled: dict[Colour, Point] = {}
-    for colour, name in (data.get("doubled_stations") or {}).items():
+    raw_doubled = data.get("doubled_stations") or {}
+    if not isinstance(raw_doubled, dict):
+        problems.append('$.doubled_stations: expected an object mapping colour to station, e.g. {"pink": "4,4"}')
+        raw_doubled = {}
+    for colour, name in raw_doubled.items():
         if colour not in LINE_COLOURS:
             problems.append(f"$.doubled_stations.{colour}: unknown colour")
             continue
