@@ -3,8 +3,8 @@
 Each code has a generator of small, realistic edits (drawn from a seeded random order): a
 section added at an end of a line, a line closed into a loop, a section of one line drawn
 again in another colour, and so on. Edits stay potential sections wherever the code allows.
-The first edit whose ``check_network`` result is exactly that one code wins; if no edit is
-that clean, the edit with the fewest other violations is used.
+The first edit whose ``check_network`` result is exactly one violation of that code wins; if no
+edit is that clean, the edit with the fewest other rules broken (then fewest violations) is used.
 """
 
 from __future__ import annotations
@@ -35,15 +35,16 @@ def inject_violation(network: Network, code: str, game_map: GameMap, seed: int =
         raise ValueError(f"unknown violation code {code!r}; expected one of {', '.join(VIOLATION_CODES)}")
     rng = random.Random(seed)
     best: Network | None = None
-    best_extra = 0
+    best_cost = (0, 0)
     for tried, candidate in enumerate(_GENERATORS[code](network, game_map, rng)):
-        codes = {v.code for v in check_network(candidate, game_map)}
-        if code in codes:
-            extra = len(codes) - 1
-            if extra == 0:
+        found = [v.code for v in check_network(candidate, game_map)]
+        if code in found:
+            # Cost: other rules broken first, then how many times this one is (e.g. two crossings).
+            cost = (len(set(found)) - 1, len(found))
+            if cost == (0, 1):
                 return candidate
-            if best is None or extra < best_extra:
-                best, best_extra = candidate, extra
+            if best is None or cost < best_cost:
+                best, best_cost = candidate, cost
         if tried >= _BUDGET:
             break
     if best is None:
