@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from nsvision.game.board import _DIRECTIONS, CENTRAL, LINE_COLOURS, Colour, GameMap, Point, Section, sections_cross
 from nsvision.game.network import GameOptions, Network
-from nsvision.game.rules import BRANCHES_ALLOWED, VIOLATION_CODES, check_network, reached_stations
+from nsvision.game.rules import VIOLATION_CODES, check_network, reached_stations
 
 _BUDGET = 400
 """Edits tried before settling for the best one found: enough for every code on simulated games."""
@@ -299,11 +299,13 @@ def _ends_of(game_map: GameMap) -> Callable[[Network, Colour], list[Point]]:
     return lambda net, colour: _ends(net, colour, game_map)
 
 
+def _breaks(code: str, game_map: GameMap) -> Callable[[Network, Colour], bool]:
+    """Whether a grown network breaks ``code`` yet (the input was legal, so only the grown line can)."""
+    return lambda net, colour: any(v.code == code for v in check_network(net, game_map))
+
+
 def _too_many_sections(network: Network, game_map: GameMap, rng: random.Random) -> Iterator[Network]:
-    def done(net: Network, colour: Colour) -> bool:
-        power = net.options.powers.get(colour)
-        limit = game_map.max_sections_with_power if power == "second_section" else game_map.max_sections
-        return len(net.sections(colour)) > limit
+    done = _breaks("too_many_sections", game_map)
 
     def prefer_central(net: Network, colour: Colour, move: _Move) -> float:
         # One more station than there are cards fits the deck only through the central station.
@@ -317,9 +319,7 @@ def _too_many_sections(network: Network, game_map: GameMap, rng: random.Random) 
 
 
 def _too_many_branches(network: Network, game_map: GameMap, rng: random.Random) -> Iterator[Network]:
-    def done(net: Network, colour: Colour) -> bool:
-        allowed = BRANCHES_ALLOWED + (1 if net.options.powers.get(colour) == "switch" else 0)
-        return sum(max(0, d - 2) for d in _degrees(net, colour).values()) > allowed
+    done = _breaks("too_many_branches", game_map)
 
     def starts(net: Network, colour: Colour) -> list[Point]:
         inner = sorted(p for p, d in _degrees(net, colour).items() if d >= 2)
@@ -336,8 +336,7 @@ def _too_many_branches(network: Network, game_map: GameMap, rng: random.Random) 
 
 
 def _cards_exhausted(network: Network, game_map: GameMap, rng: random.Random) -> Iterator[Network]:
-    def done(net: Network, colour: Colour) -> bool:
-        return any(v.code == "cards_exhausted" for v in check_network(net, game_map))
+    done = _breaks("cards_exhausted", game_map)
 
     def pile_on(net: Network, colour: Colour, move: _Move) -> float:
         # Prefer the symbol the line already reaches most: the overflow grows fastest on one symbol.

@@ -150,8 +150,9 @@ def _components(adj: dict[Point, list[Section]]) -> list[set[Point]]:
 
 def _check_line(network: Network, colour: Colour, game_map: GameMap) -> list[Violation]:
     drawn = network.sections(colour)
+    secs = _unique(drawn)
     out: list[Violation] = []
-    for s in _unique(drawn):
+    for s in secs:
         out.extend(_check_geometry(s, colour, game_map))
     doubled = network.options.doubled_stations.get(colour)
     if not drawn:
@@ -159,7 +160,6 @@ def _check_line(network: Network, colour: Colour, game_map: GameMap) -> list[Vio
             out.append(_doubled_off_line(colour, doubled))
         return out
 
-    secs = _unique(drawn)
     adj = _adjacency(secs)
     stations = set(adj)
     departure = game_map.departure(colour)
@@ -264,7 +264,7 @@ def _check_geometry(s: Section, colour: Colour, game_map: GameMap) -> list[Viola
                 colour,
                 _names(empty),
                 (s.name,),
-                f"{colour} line: section {s.name} ends at {' and '.join(_names(empty))}, which is not a station",
+                f"{colour} line: section {s.name} ends at {' and '.join(_names(empty))}, where there is no station",
             )
         )
     if not is_straight(s.a, s.b):
@@ -357,10 +357,16 @@ def _check_cards(
     )
 
 
-def _check_drawn_twice(network: Network) -> list[Violation]:
+def _colours_of(network: Network) -> dict[Section, list[Colour]]:
+    """Each drawn section with the colour of every time it is drawn."""
     colours_of: dict[Section, list[Colour]] = defaultdict(list)
     for colour, s in network.all_sections():
         colours_of[s].append(colour)
+    return colours_of
+
+
+def _check_drawn_twice(network: Network) -> list[Violation]:
+    colours_of = _colours_of(network)
     out: list[Violation] = []
     for s in sorted(colours_of):
         colours = colours_of[s]
@@ -381,10 +387,7 @@ def _check_drawn_twice(network: Network) -> list[Violation]:
 
 
 def _check_crossings(network: Network) -> list[Violation]:
-    colours_of: dict[Section, list[Colour]] = defaultdict(list)
-    for c, s in network.all_sections():
-        if c not in colours_of[s]:
-            colours_of[s].append(c)
+    colours_of = {s: list(dict.fromkeys(cs)) for s, cs in _colours_of(network).items()}
     secs = sorted(colours_of)
     out: list[Violation] = []
     for i, s in enumerate(secs):
