@@ -124,17 +124,20 @@ def _adjacency(sections: Iterable[Section]) -> dict[Point, list[Section]]:
     return adj
 
 
-def _component(start: Point, adj: dict[Point, list[Section]]) -> set[Point]:
+def _walk(start: Point, adj: dict[Point, list[Section]]) -> list[Point]:
+    """Stations reachable from ``start`` (itself excluded), breadth-first."""
+    reached: list[Point] = []
     seen = {start}
-    todo = [start]
+    todo = deque([start])
     while todo:
-        p = todo.pop()
+        p = todo.popleft()
         for s in adj.get(p, ()):
             q = s.other(p)
             if q not in seen:
                 seen.add(q)
+                reached.append(q)
                 todo.append(q)
-    return seen
+    return reached
 
 
 def _components(adj: dict[Point, list[Section]]) -> list[set[Point]]:
@@ -142,7 +145,7 @@ def _components(adj: dict[Point, list[Section]]) -> list[set[Point]]:
     placed: set[Point] = set()
     for p in sorted(adj):
         if p not in placed:
-            comp = _component(p, adj)
+            comp = {p, *_walk(p, adj)}
             placed |= comp
             comps.append(comp)
     return comps
@@ -314,19 +317,7 @@ def reached_stations(departure: Point, sections: Iterable[Section]) -> list[Poin
 
     Only the piece of the line that holds the departure is walked; the order is breadth-first.
     """
-    adj = _adjacency(_unique(sections))
-    reached: list[Point] = []
-    seen = {departure}
-    todo = deque([departure])
-    while todo:
-        p = todo.popleft()
-        for s in adj.get(p, ()):
-            q = s.other(p)
-            if q not in seen:
-                seen.add(q)
-                reached.append(q)
-                todo.append(q)
-    return reached
+    return _walk(departure, _adjacency(_unique(sections)))
 
 
 def _check_cards(
@@ -335,7 +326,7 @@ def _check_cards(
     deck = Counter((*game_map.street_cards, *game_map.underground_cards))
     allowance = deck["joker"] + (1 if power == "joker" else 0) + (1 if power == "second_section" else 0)
     by_symbol: dict[str, list[Point]] = defaultdict(list)
-    for p in reached_stations(departure, (s for v in adj.values() for s in v)):
+    for p in _walk(departure, adj):
         station = game_map.by_point.get(p)
         if station is not None and station.symbol != CENTRAL:
             by_symbol[station.symbol].append(p)
