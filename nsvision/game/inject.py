@@ -223,55 +223,54 @@ def _on_map(game_map: GameMap, p: Point) -> bool:
     return 0 <= p[0] < game_map.columns and 0 <= p[1] < game_map.rows
 
 
-def _not_a_station(network: Network, game_map: GameMap, rng: random.Random) -> Iterator[Network]:
+def _off_guide_sections(
+    network: Network, game_map: GameMap, rng: random.Random, targets: Callable[[Point], Iterator[Point]]
+) -> Iterator[Network]:
+    """Add one section from an end of a line to a target point off the guide lines, crossing nothing."""
     for colour in _shuffled_colours(rng, network):
+        on_line = network.stations(colour)
         ends = _ends(network, colour, game_map)
         rng.shuffle(ends)
         for p in ends:
-            for dx, dy in _DIRECTIONS:
-                e = (p[0] + dx, p[1] + dy)
-                if _on_map(game_map, e) and e not in game_map.by_point:
-                    s = Section.of(p, e)
-                    if not _crosses_drawn(network, s):
-                        yield _added(network, colour, s)
+            for q in targets(p):
+                s = Section.of(p, q)
+                if q not in on_line and not _crosses_drawn(network, s):
+                    yield _added(network, colour, s)
+
+
+def _not_a_station(network: Network, game_map: GameMap, rng: random.Random) -> Iterator[Network]:
+    def empty_neighbours(p: Point) -> Iterator[Point]:
+        for dx, dy in _DIRECTIONS:
+            q = (p[0] + dx, p[1] + dy)
+            if _on_map(game_map, q) and q not in game_map.by_point:
+                yield q
+
+    return _off_guide_sections(network, game_map, rng, empty_neighbours)
 
 
 def _not_straight(network: Network, game_map: GameMap, rng: random.Random) -> Iterator[Network]:
-    knight = [(1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)]
-    for colour in _shuffled_colours(rng, network):
-        on_line = network.stations(colour)
-        ends = _ends(network, colour, game_map)
-        rng.shuffle(ends)
-        for p in ends:
-            for dx, dy in knight:
-                q = (p[0] + dx, p[1] + dy)
-                if q in game_map.by_point and q not in on_line:
-                    s = Section.of(p, q)
-                    if not _crosses_drawn(network, s):
-                        yield _added(network, colour, s)
+    def knight_moves(p: Point) -> Iterator[Point]:
+        for dx, dy in ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)):
+            q = (p[0] + dx, p[1] + dy)
+            if q in game_map.by_point:
+                yield q
+
+    return _off_guide_sections(network, game_map, rng, knight_moves)
 
 
 def _jumps_station(network: Network, game_map: GameMap, rng: random.Random) -> Iterator[Network]:
-    for colour in _shuffled_colours(rng, network):
-        on_line = network.stations(colour)
-        ends = _ends(network, colour, game_map)
-        rng.shuffle(ends)
-        for p in ends:
-            for dx, dy in _DIRECTIONS:
-                passed = 0
-                q = p
-                while True:
-                    q = (q[0] + dx, q[1] + dy)
-                    if not _on_map(game_map, q):
-                        break
-                    if q in game_map.by_point:
-                        passed += 1
-                        if passed == 2:
-                            break
-                if passed == 2 and q not in on_line:
-                    s = Section.of(p, q)
-                    if not _crosses_drawn(network, s):
-                        yield _added(network, colour, s)
+    def second_stations(p: Point) -> Iterator[Point]:
+        for dx, dy in _DIRECTIONS:
+            ray = (p[0] + dx, p[1] + dy)
+            passed: list[Point] = []
+            while _on_map(game_map, ray) and len(passed) < 2:
+                if ray in game_map.by_point:
+                    passed.append(ray)
+                ray = (ray[0] + dx, ray[1] + dy)
+            if len(passed) == 2:
+                yield passed[1]
+
+    return _off_guide_sections(network, game_map, rng, second_stations)
 
 
 def _grow(
