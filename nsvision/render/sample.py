@@ -1,0 +1,253 @@
+"""Whole samples: a simulated game drawn on a sheet, photographed or scanned, with its ground truth.
+
+``make_sample`` is deterministic per seed: the game (``simulate_game(map, seed)``), the broken
+rule if one is asked for, the pencil strokes and the degradation all derive from it. The
+expected content (``expected.json``) is what the reader should find: the network, the score
+card and violations recomputed by the game core, the marks written on the sheet, and where
+the map lies in the picture.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from nsvision.calibration import Calibration
+from nsvision.game.inject import inject_violation
+from nsvision.game.network import Network
+from nsvision.game.rules import VIOLATION_CODES, check_network
+from nsvision.game.scoring import score_network
+from nsvision.game.simulate import simulate_game
+from nsvision.render.degrade import UNIT_MM, Degraded, clean, photo, photo_px_per_unit, scan, scan_px_per_unit
+from nsvision.render.pencil import SheetMarks, draw_sheet, marks_from_card
+from nsvision.render.sheet import render_blank
+from nsvision.render.style import STYLES
+
+FORMAT = "nsvision-expected"
+VERSION = 1
+MODES = ("photo", "scan", "clean")
+FORMATS = ("jpg", "png", "tiff", "webp", "pdf", "heic")
+"""Output formats of ``write_sample``; ``jpeg``/``tif``/``heif`` are accepted as aliases."""
+_ALIASES = {"jpeg": "jpg", "tif": "tiff", "heif": "heic"}
+_EXIF_FORMATS = ("jpg", "tiff", "webp", "heic")
+"""Formats that carry an EXIF orientation; the others are written as displayed."""
+_EXIF_ORIENTATION_TAG = 0x0112
+_PAGE_SEED_STEP = 100_003
+"""Page ``i`` of a multi-page sample uses ``seed + i * step``: far from the next sample's seeds."""
+_INJECT_TRIES = 5
+_SILENT_SCORER = 0.15
+"""Share of sheets whose player did not fill in the score boxes."""
+CLEAN_PX_PER_UNIT = 4.0
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Rendered pages and the ``expected.json`` content (``image`` names are filled in by ``write_sample``)."""
+
+    pages: tuple[Degraded, ...]
+    expected: dict[str, Any]
+
+
+def _network(calibration: Calibration, seed: int, violation: str | None, blank: bool) -> Network:
+    if blank:
+        return Network.build()
+    game = simulate_game(calibration.map, seed)
+    if violation is None:
+        return game.network
+    # A few simulated games cannot be edited into every violation; the next games of the seed can.
+    for attempt in range(_INJECT_TRIES):
+        base = game.network if attempt == 0 else simulate_game(calibration.map, seed * 31 + attempt).network
+        try:
+            return inject_violation(base, violation, calibration.map, seed)
+        except ValueError:
+            continue
+    raise ValueError(f"cannot make a sheet of seed {seed} break {violation!r}")
+
+
+def _render_page(
+    calibration: Calibration,
+    seed: int,
+    mode: str,
+    style: str,
+    strength: float,
+    violation: str | None,
+    blank: bool,
+    dpi: int,
+    px_per_unit: float | None,
+    frame: tuple[int, int] | None,
+) -> tuple[Degraded, dict[str, Any]]:
+    network = _network(calibration, seed, violation, blank)
+    card = score_network(network, calibration.map)
+    violations = check_network(network, calibration.map)
+    marks = marks_from_card(card, network)
+    if not blank and np.random.default_rng([seed, 0x5C0E]).random() < _SILENT_SCORER:
+        marks = SheetMarks(circled_stations=marks.circled_stations)
+    if mode == "photo":
+        ppu = photo_px_per_unit(calibration, seed, strength, frame)
+    elif mode == "scan":
+        ppu = scan_px_per_unit(dpi)
+    else:
+        ppu = px_per_unit or CLEAN_PX_PER_UNIT
+    sheet = draw_sheet(render_blank(calibration, style, ppu), network, calibration, seed, marks)
+    if mode == "photo":
+        page = photo(sheet, calibration, seed, strength, frame)
+    elif mode == "scan":
+        page = scan(sheet, calibration, seed, strength, dpi)
+    else:
+        page = clean(sheet, calibration)
+    expected = {
+        "format": FORMAT,
+        "version": VERSION,
+        "seed": seed,
+        "mode": mode,
+        "style": style,
+        "strength": strength,
+        "image": None,
+        "page": 1,
+        "network": network.to_dict(),
+        "score": card.to_dict(),
+        "total": card.total,
+        "violations": [v.to_dict() for v in violations],
+        "marks": marks.to_dict(),
+        "map_position": page.map_position(),
+        "picture": dict(page.details),
+    }
+    return page, expected
+
+
+def make_sample(
+    calibration: Calibration,
+    seed: int,
+    mode: str = "photo",
+    style: str = "print",
+    strength: float = 0.5,
+    violation: str | None = None,
+    blank: bool = False,
+    pages: int = 1,
+    *,
+    dpi: int = 300,
+    px_per_unit: float | None = None,
+    frame: tuple[int, int] | None = None,
+) -> Sample:
+    """Render ``pages`` sheets (page ``i`` from seed ``seed + i * 100003``) and their ground truth.
+
+    ``mode`` is ``photo``, ``scan`` (at ``dpi``) or ``clean`` (at ``px_per_unit``, default 4);
+    ``violation`` a key of ``VIOLATION_CODES`` to break on purpose; ``blank`` leaves the sheet
+    empty (score 0). ``frame`` fixes a photo's displayed size (width, height) in px.
+    Raises ``ValueError`` naming the bad argument.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}")
+    if violation is not None and violation not in VIOLATION_CODES:
+        raise ValueError(f"unknown violation {violation!r}; expected one of {', '.join(VIOLATION_CODES)}")
+    if violation is not None and blank:
+        raise ValueError("a blank sheet cannot break a rule: drop either blank or violation")
+    if not 0.0 <= strength <= 1.0:
+        raise ValueError(f"strength must lie between 0 and 1, got {strength}")
+    if pages < 1:
+        raise ValueError(f"pages must be at least 1, got {pages}")
+    rendered = [
+        _render_page(
+            calibration, seed + i * _PAGE_SEED_STEP, mode, style, strength, violation, blank, dpi, px_per_unit, frame
+        )
+        for i in range(pages)
+    ]
+    if pages == 1:
+        expected = rendered[0][1]
+    else:
+        expected = {"format": FORMAT, "version": VERSION, "sheets": [e for _, e in rendered]}
+    return Sample(tuple(p for p, _ in rendered), expected)
+
+
+def _exif(orientation: int) -> bytes:
+    exif = Image.Exif()
+    exif[_EXIF_ORIENTATION_TAG] = orientation
+    return exif.tobytes()
+
+
+def _pixels_per_inch(page: Degraded) -> float:
+    if page.dpi is not None:
+        return float(page.dpi)
+    if page.kind == "clean":
+        return float(page.sheet_to_image[0, 0] * 25.4 / UNIT_MM)
+    return 300.0
+
+
+def _save_image(page: Degraded, path: Path, fmt: str) -> int:
+    """Write one page; returns the EXIF orientation the file carries."""
+    keep_exif = fmt in _EXIF_FORMATS and page.exif_orientation != 1
+    pixels = page.stored if keep_exif else page.image
+    im = Image.fromarray(pixels)
+    ppi = round(_pixels_per_inch(page))
+    extra: dict[str, Any] = {}
+    if keep_exif:
+        extra["exif"] = _exif(page.exif_orientation)
+    if fmt == "jpg":
+        im.save(path, "JPEG", quality=page.jpeg_quality, subsampling=2, dpi=(ppi, ppi), **extra)
+    elif fmt == "png":
+        im.save(path, "PNG", dpi=(ppi, ppi), compress_level=6)
+    elif fmt == "tiff":
+        im.save(path, "TIFF", compression="tiff_lzw", dpi=(ppi, ppi), **extra)
+    elif fmt == "webp":
+        im.save(path, "WEBP", quality=page.jpeg_quality, **extra)
+    elif fmt == "heic":
+        from pillow_heif import register_heif_opener
+
+        register_heif_opener()
+        im.save(path, "HEIF", quality=page.jpeg_quality, **extra)
+    return page.exif_orientation if keep_exif else 1
+
+
+def write_sample(sample: Sample, out_dir: Path, fmt: str = "jpg") -> list[Path]:
+    """Write the page image(s) and ``expected.json`` into ``out_dir``; returns the written paths.
+
+    ``fmt`` is one of ``FORMATS``. JPEG uses the page's quality with 4:2:0 chroma subsampling;
+    formats without EXIF (PNG, PDF) get the displayed pixels and ``exif_orientation`` 1. A
+    ``pdf`` holds every page in one file (Pillow, JPEG-compressed); other formats write one
+    file per page.
+    """
+    fmt = _ALIASES.get(fmt.lower(), fmt.lower())
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sheets = [sample.expected] if "sheets" not in sample.expected else list(sample.expected["sheets"])
+    sheets = [json.loads(json.dumps(s)) for s in sheets]
+    first = sheets[0]
+    stem = f"{first['mode']}-{first['seed']}"
+    written: list[Path] = []
+    if fmt == "pdf":
+        path = out_dir / f"{stem}.pdf"
+        ims = [Image.fromarray(p.image) for p in sample.pages]
+        quality = min(p.jpeg_quality for p in sample.pages)
+        ims[0].save(
+            path,
+            "PDF",
+            save_all=True,
+            append_images=ims[1:],
+            resolution=_pixels_per_inch(sample.pages[0]),
+            quality=quality,
+        )
+        written.append(path)
+        for i, s in enumerate(sheets):
+            s.update(image=path.name, page=i + 1)
+            s["map_position"]["exif_orientation"] = 1
+    else:
+        for i, (page, s) in enumerate(zip(sample.pages, sheets, strict=True)):
+            name = f"{stem}.{fmt}" if len(sample.pages) == 1 else f"{stem}-p{i + 1}.{fmt}"
+            path = out_dir / name
+            s.update(image=name, page=1)
+            s["map_position"]["exif_orientation"] = _save_image(page, path, fmt)
+            written.append(path)
+    doc = sheets[0] if "sheets" not in sample.expected else {"format": FORMAT, "version": VERSION, "sheets": sheets}
+    target = out_dir / "expected.json"
+    target.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    written.append(target)
+    return written

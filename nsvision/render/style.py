@@ -1,0 +1,168 @@
+"""Visual styles of the printed sheet: colours, line widths and margins, never geometry.
+
+Every style draws the same sheet geometry (``calibration.sheet``) in sheet units; a style only
+changes how it looks. ``"print"`` follows RULES.md §5 (the real print); ``"cream"`` is a
+deliberately different look so that the reader can be tested on a print it was not tuned on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from nsvision.game.board import LINE_COLOURS, Colour
+
+RGB = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class SheetStyle:
+    """How a blank sheet looks. Lengths are in sheet units (the sheet is 532 × 924 units)."""
+
+    name: str
+    paper_rgb: RGB
+    ink_rgb: RGB
+    """Station rings and symbols."""
+    station_fill_rgb: RGB
+    ring_width: float
+    """Width of the ring around each station disc."""
+    symbol_width: float
+    """Outline width of the symbol inside a station."""
+    departure_rgb: tuple[RGB, ...]
+    """Fill of the departure discs, in ``LINE_COLOURS`` order."""
+    departure_symbol_rgb: RGB
+    tourist_mark: Literal["compass", "bold_ring"]
+    """A spiky compass ring around tourist sites, or a second bold circle."""
+    central_mark: Literal["question", "star"]
+    river_rgb: RGB
+    river_alpha: float
+    """Opacity of the river band over the paper (1 = opaque)."""
+    river_width: float
+    """Width of the river band, in lattice pitches."""
+    bank_rgb: RGB | None
+    """Thin lines along both banks, or ``None`` for none."""
+    bank_width: float
+    guide_rgb: RGB
+    guide_width: float
+    guide_dash: tuple[float, float]
+    """Dash and gap lengths of the guide lines; a zero gap draws them solid."""
+    asterisk_rgb: RGB
+    asterisk_size: float
+    """Arm length of the mark at empty lattice points (0 = no mark)."""
+    border_rgb: RGB
+    border_width: float
+    """District borders."""
+    map_frame_rgb: RGB | None
+    """A frame around the map square, or ``None``."""
+    score_zone_rgb: RGB
+    box_fill_rgb: RGB
+    box_line_rgb: RGB
+    box_line_width: float
+    label_rgb: RGB
+    header: Literal["skyline", "blocks"]
+    header_sky_rgb: tuple[RGB, RGB]
+    """Header background, top and bottom of a vertical gradient."""
+    header_ink_rgb: RGB
+    title_rgb: RGB
+    page_margin: float
+    """Blank paper added around the sheet on every side (moves sheet point (0, 0) in the image)."""
+    margin_rgb: RGB
+    font: int
+    """An OpenCV Hershey font id for labels and the title."""
+
+    def departure_colour(self, colour: Colour) -> RGB:
+        return self.departure_rgb[LINE_COLOURS.index(colour)]
+
+
+# OpenCV Hershey font ids, spelled out so this module needs no cv2 import.
+_FONT_DUPLEX = 2
+_FONT_TRIPLEX = 4
+
+PRINT = SheetStyle(
+    name="print",
+    paper_rgb=(251, 251, 248),
+    ink_rgb=(33, 42, 92),
+    station_fill_rgb=(255, 255, 255),
+    ring_width=3.4,
+    symbol_width=1.5,
+    departure_rgb=((96, 47, 147), (0, 173, 239), (237, 18, 123), (64, 185, 60)),
+    departure_symbol_rgb=(255, 255, 255),
+    tourist_mark="compass",
+    central_mark="question",
+    river_rgb=(0, 171, 191),
+    river_alpha=0.55,
+    river_width=0.35,
+    bank_rgb=(20, 95, 170),
+    bank_width=0.8,
+    guide_rgb=(168, 170, 176),
+    guide_width=1.0,
+    guide_dash=(4.0, 3.0),
+    asterisk_rgb=(150, 152, 160),
+    asterisk_size=3.2,
+    border_rgb=(255, 242, 0),
+    border_width=2.2,
+    map_frame_rgb=(33, 42, 92),
+    score_zone_rgb=(255, 226, 40),
+    box_fill_rgb=(255, 255, 255),
+    box_line_rgb=(33, 42, 92),
+    box_line_width=1.4,
+    label_rgb=(33, 42, 92),
+    header="skyline",
+    header_sky_rgb=((120, 196, 232), (214, 238, 248)),
+    header_ink_rgb=(33, 42, 92),
+    title_rgb=(237, 18, 123),
+    page_margin=0.0,
+    margin_rgb=(255, 255, 255),
+    font=_FONT_DUPLEX,
+)
+
+CREAM = SheetStyle(
+    name="cream",
+    paper_rgb=(246, 236, 212),
+    ink_rgb=(22, 22, 24),
+    station_fill_rgb=(252, 248, 236),
+    ring_width=2.2,
+    symbol_width=1.9,
+    departure_rgb=((120, 70, 160), (40, 130, 215), (220, 50, 120), (70, 160, 70)),
+    departure_symbol_rgb=(20, 20, 20),
+    tourist_mark="bold_ring",
+    central_mark="star",
+    river_rgb=(70, 120, 205),
+    river_alpha=0.85,
+    river_width=0.3,
+    bank_rgb=None,
+    bank_width=0.0,
+    guide_rgb=(196, 188, 170),
+    guide_width=1.5,
+    guide_dash=(1.0, 0.0),
+    asterisk_rgb=(150, 140, 120),
+    asterisk_size=0.0,
+    border_rgb=(232, 170, 60),
+    border_width=1.4,
+    map_frame_rgb=None,
+    score_zone_rgb=(238, 222, 170),
+    box_fill_rgb=(252, 248, 236),
+    box_line_rgb=(22, 22, 24),
+    box_line_width=2.2,
+    label_rgb=(22, 22, 24),
+    header="blocks",
+    header_sky_rgb=((205, 70, 60), (225, 120, 70)),
+    header_ink_rgb=(22, 22, 24),
+    title_rgb=(252, 248, 236),
+    page_margin=30.0,
+    margin_rgb=(255, 255, 255),
+    font=_FONT_TRIPLEX,
+)
+
+STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM)}
+"""The known styles by name; ``"print"`` is the default."""
+
+
+def get_style(style: str | SheetStyle) -> SheetStyle:
+    """A style by name (or the style itself); ``KeyError`` names the known styles."""
+    if isinstance(style, SheetStyle):
+        return style
+    try:
+        return STYLES[style]
+    except KeyError:
+        raise KeyError(f"unknown sheet style {style!r}; expected one of {', '.join(STYLES)}") from None
