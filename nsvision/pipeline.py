@@ -155,7 +155,7 @@ def _depends_on(reading: Reading, card: ScoreCard, calibration: Calibration) -> 
         if r.colour is not None:
             lines[r.colour] = [s for s in lines[r.colour] if s != r.section]
         else:
-            lines[r.evidence.best()[0]].append(r.section)
+            lines[r.nearest].append(r.section)
         flipped = _fields(score_network(Network.build(lines, reading.network.options), calibration.map))
         for key, value in flipped.items():
             if value != base[key]:
@@ -214,7 +214,7 @@ def analyze_sheet(
     reg = register(loaded.image, cal.map, source)
     straight = straighten(loaded.image, reg, cal.map)
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
-    evidence, _hues = measure_sections(straight, cal.map, radius)
+    evidence = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options)
     card, violations = _score(reading.network, cal)
     reasons = review_reasons(reading, reg)

@@ -39,8 +39,10 @@ PENCIL_RGB: dict[Colour, tuple[int, int, int]] = {
 
 STROKE_MIN = 0.07
 """Chroma density below which a sample is paper (OD noise of a phone JPEG is about 0.03)."""
-HUE_MIN_COS = 0.80
-"""Cosine similarity to the nearest pencil hue below which a sample is 'other ink'."""
+NOISE_FACTOR = 2.5
+"""Pencil must be this many times denser in colour than what a typical undrawn section shows."""
+HUE_MIN_COS = 0.8
+"""A mark whose colour is less similar than this to every pencil hue is not pencil."""
 
 
 def _chroma(od: np.ndarray) -> np.ndarray:
@@ -66,6 +68,10 @@ class Straightened:
     """(H, W, 3) uint8 RGB, as photographed."""
     density: np.ndarray
     """(H, W, 3) float32 optical density of thin marks (see ``stroke_density``)."""
+    ignore: np.ndarray
+    """(H, W) bool: dark printed ink, where pencil cannot be measured."""
+    river: np.ndarray
+    """(H, W) bool: around the Thames, where the thin banks would be taken for pencil off the centre line."""
     px_per_pitch: int
     margin: float
 
@@ -90,7 +96,8 @@ def straighten(image: np.ndarray, registration: Registration, game_map: GameMap)
     coarse = registration.lattice_to_px(lattice).reshape(len(gy), len(gx), 2) * scale
     fine = _resample_grid(coarse, step, size_x, size_y)
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return Straightened(canon, stroke_density(canon, ppp), ppp, MARGIN)
+    dark, river = print_masks(canon, game_map, ppp)
+    return Straightened(canon, stroke_density(canon, ppp), dark, river, ppp, MARGIN)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -103,56 +110,95 @@ def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> n
     return out
 
 
-def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
-    """Optical density of thin marks only: ``-log(image / closing(image))``, per channel.
+DARK_PRINT = 0.5
+"""Max-channel brightness (relative to the paper) below which a pixel is printed ink, not pencil:
+a coloured pencil always lets one channel through, navy or black print does not."""
+SYMBOL_REACH = 0.38
+"""Lattice units around a station centre where dark ink is taken for the printed ring."""
+TOURIST_REACH = 0.5
+"""The same around a tourist site, whose spiky or doubled ring reaches further out."""
+THAMES_HALF_WIDTH = 0.3
+"""Lattice units either side of the Thames centre line where only the section's centre line is read:
+the river's thin banks look like pencil, and a wobbly-stroke search beside the line would find them."""
 
-    A morphological closing wider than a pencil stroke erases the stroke but keeps every broad
-    printed area (the Thames band, paper tone, shadows) with its edges in place, so the ratio
-    cancels print, light gradient and colour cast alike and leaves thin ink.
+
+def print_masks(image: np.ndarray, game_map: GameMap, px_per_pitch: int) -> tuple[np.ndarray, np.ndarray]:
+    """Dark printed ink (rings, symbols, spikes), and the zone around the Thames.
+
+    The Thames runs where the map data says on every print, so its zone comes from geometry;
+    dark ink is found by brightness, whatever its hue.
     """
-    k = max(5, int(round(px_per_pitch * 0.19)) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    value = image.max(axis=2).astype(np.float32)
+    k = int(px_per_pitch * 0.7) | 1
+    paper = cv2.GaussianBlur(cv2.dilate(value, np.ones((k, k), np.uint8)), (0, 0), px_per_pitch * 0.3)
+    dark = (value < DARK_PRINT * paper).astype(np.uint8)
+    dark = cv2.dilate(dark, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    # Heavy pencil can be as dark as print, so only the symbols' surroundings (rings, spikes) are masked.
+    near = np.zeros_like(dark)
+    for st in game_map.stations:
+        x, y = st.point
+        c = (round((x + MARGIN) * px_per_pitch), round((y + MARGIN) * px_per_pitch))
+        reach = TOURIST_REACH if st.tourist_site else SYMBOL_REACH
+        cv2.circle(near, c, round(reach * px_per_pitch), 1, -1)
+    dark &= near
+    river = np.zeros_like(dark)
+    line = np.array([((x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch) for x, y in game_map.thames])
+    cv2.polylines(river, [np.round(line).astype(np.int32)], False, 1, int(round(2 * THAMES_HALF_WIDTH * px_per_pitch)))
+    return dark.astype(bool), river.astype(bool)
+
+
+BRIGHTER = -0.1
+"""A sample brighter than its surroundings in some channel by more than this (in OD) is not pencil:
+pencil only absorbs light. Grey guides printed over the teal river are such marks."""
+
+
+def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
+    """Optical density of thin marks relative to their surroundings: ``-log(image / median(image))``.
+
+    A median wider than twice a pencil stroke erases the stroke but keeps every broad printed
+    area (the Thames band, paper tone, shadows) with straight edges in place, so the ratio cancels
+    print, light gradient and colour cast alike and leaves thin marks. Values may be negative
+    where a thin mark is lighter than what surrounds it in some channel.
+    """
+    k = max(5, round(px_per_pitch * 0.31) | 1)
+    background = cv2.medianBlur(image, k).astype(np.float32) + 4.0
     img = image.astype(np.float32) + 4.0
-    background = cv2.morphologyEx(img, cv2.MORPH_CLOSE, kernel)
-    return -np.log(np.clip(img / background, 0.02, 1.0)).astype(np.float32)
+    return -np.log(np.clip(img / background, 0.02, 8.0)).astype(np.float32)
 
 
 @dataclass(frozen=True)
 class SegmentEvidence:
-    """Raw pencil measurements on one potential section (all fractions are of the measured samples)."""
+    """Raw pencil measurements on one potential section (fractions are of the measured samples)."""
 
     section: Section
     samples: int
     """Number of positions measured along the section, between the two symbols."""
-    coverage: Mapping[Colour, float]
-    """Fraction of positions whose on-line ink matches each pencil hue."""
-    strength: Mapping[Colour, float]
-    """Median chroma density of the matching positions (0 when none match)."""
-    run: Mapping[Colour, float]
-    """Longest unbroken run of matching positions, as a fraction of the section."""
-    other: float
-    """Fraction of positions with coloured ink that matches no pencil hue."""
-
-    def best(self) -> tuple[Colour, float]:
-        colour = max(LINE_COLOURS, key=lambda c: self.coverage.get(c, 0.0))
-        return colour, self.coverage.get(colour, 0.0)
+    ink: float
+    """Fraction of positions carrying pencil-coloured marks well above the print's own level."""
+    run: float
+    """Longest unbroken run of such positions, as a fraction of the section."""
+    strength: float
+    """Mean chroma density of the marked positions (OD units)."""
+    chroma: tuple[float, float, float]
+    """Unit vector: the mean colour (chroma density, R G B) of the marked positions; zero when none."""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "section": self.section.name,
             "samples": self.samples,
-            "coverage": {c: round(v, 3) for c, v in self.coverage.items()},
-            "strength": {c: round(v, 3) for c, v in self.strength.items()},
-            "run": {c: round(v, 3) for c, v in self.run.items()},
-            "other": round(self.other, 3),
+            "ink": round(self.ink, 3),
+            "run": round(self.run, 3),
+            "strength": round(self.strength, 3),
+            "chroma": [round(v, 3) for v in self.chroma],
         }
 
 
 @dataclass(frozen=True)
 class _Profiles:
-    """On-line chroma density per section, as (samples, 3) arrays."""
+    """On-line chroma density per section, as (samples, 3) arrays, and which samples count."""
 
     delta: dict[Section, np.ndarray]
+    valid: dict[Section, np.ndarray]
 
 
 def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float) -> _Profiles:
@@ -177,18 +223,42 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         coords_x.append(pts[..., 0].ravel())
         coords_y.append(pts[..., 1].ravel())
         owners.append((s, len(t)))
-    sampled = _sample(straight.density, np.concatenate(coords_x), np.concatenate(coords_y))
+    xs, ys = np.concatenate(coords_x), np.concatenate(coords_y)
+    sampled = _sample(straight.density, xs, ys)
+    ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
     n_off = len(offsets_center)
+    centre = n_off // 2
+    in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
+    off_centre = np.tile(np.arange(n_off) != centre, len(xs) // n_off)
+    ignored |= in_river & off_centre
     out: dict[Section, np.ndarray] = {}
+    valid: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
         block = sampled[pos : pos + n_t * n_off].reshape(n_t, n_off, 3)
+        skip = ignored[pos : pos + n_t * n_off].reshape(n_t, n_off)
         pos += n_t * n_off
+        lighter = block.min(axis=2) < BRIGHTER
+        chroma = np.where((skip | lighter)[..., None], 0.0, _chroma(np.clip(block, 0.0, None)))
         # The densest offset inside the band: a wobbling stroke is not always on the centre line.
-        chroma = _chroma(block)
         pick = np.argmax(chroma.sum(axis=2), axis=1)
-        out[s] = chroma[np.arange(n_t), pick]
-    return _Profiles(out)
+        picked = chroma[np.arange(n_t), pick]
+        ok = ~skip[:, centre]
+        out[s] = _smooth_along(picked, ok)
+        valid[s] = ok
+    return _Profiles(out, valid)
+
+
+SMOOTH = 5
+"""Samples (px) averaged along a section: pencil grain leaves pixel-size gaps that are not gaps in the line."""
+
+
+def _smooth_along(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Moving average of ``values`` over the valid samples only (invalid ones neither give nor take)."""
+    w = np.ones(SMOOTH, np.float32)
+    weights = np.convolve(ok.astype(np.float32), w, mode="same")
+    sums = np.stack([np.convolve(values[:, k] * ok, w, mode="same") for k in range(values.shape[1])], axis=1)
+    return (sums / np.maximum(weights, 1.0)[:, None]).astype(np.float32)
 
 
 def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -205,17 +275,6 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return out.reshape(rows * width, -1)[:n]
 
 
-def _classify(delta: np.ndarray, hues: Mapping[Colour, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per sample: index of the best hue (-1 none, -2 other ink), its cosine, and chroma magnitude."""
-    mag = np.linalg.norm(delta, axis=1)
-    dirs = np.stack([hues[c] for c in LINE_COLOURS])
-    cos = (delta @ dirs.T) / np.maximum(mag[:, None], 1e-6)
-    best = np.argmax(cos, axis=1)
-    best_cos = cos[np.arange(len(best)), best]
-    label = np.where(mag < STROKE_MIN, -1, np.where(best_cos < HUE_MIN_COS, -2, best))
-    return label, best_cos, mag
-
-
 def _longest_run(mask: np.ndarray) -> int:
     best = cur = 0
     for v in mask:
@@ -224,47 +283,59 @@ def _longest_run(mask: np.ndarray) -> int:
     return best
 
 
-def _evidence_from(profiles: _Profiles, hues: Mapping[Colour, np.ndarray]) -> dict[Section, SegmentEvidence]:
-    out: dict[Section, SegmentEvidence] = {}
-    for s, delta in profiles.delta.items():
-        label, _cos, mag = _classify(delta, hues)
-        n = len(label)
-        cov: dict[Colour, float] = {}
-        strength: dict[Colour, float] = {}
-        run: dict[Colour, float] = {}
-        for i, c in enumerate(LINE_COLOURS):
-            m = label == i
-            cov[c] = float(m.mean())
-            strength[c] = float(np.median(mag[m])) if m.any() else 0.0
-            run[c] = _longest_run(m) / n
-        out[s] = SegmentEvidence(s, n, cov, strength, run, float((label == -2).mean()))
-    return out
+def _print_level(profiles: _Profiles) -> np.ndarray:
+    """The chroma vector of what is printed on every section (tinted guide dashes).
+
+    Most potential sections are not drawn, so the median over sections of each section's upper
+    quartile is the print's own mark; it is subtracted before pencil is looked for.
+    """
+    levels = [
+        np.percentile(d[profiles.valid[s]], 75, axis=0) for s, d in profiles.delta.items() if profiles.valid[s].any()
+    ]
+    return np.median(np.array(levels), axis=0) if levels else np.zeros(3)
+
+
+def _noise_level(profiles: _Profiles, level: np.ndarray) -> float:
+    mags = [
+        float(np.percentile(np.linalg.norm(np.clip(d[profiles.valid[s]] - level, 0, None), axis=1), 75))
+        for s, d in profiles.delta.items()
+        if profiles.valid[s].any()
+    ]
+    return float(np.median(mags)) if mags else 0.0
+
+
+def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: float) -> SegmentEvidence:
+    n = len(delta)
+    if n == 0:
+        return SegmentEvidence(s, 0, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
+    mag = np.linalg.norm(delta, axis=1)
+    # Only marks of a pencil-like hue count: a yellow border or a black smudge is no pencil.
+    pencil_like = (delta @ dirs.T).max(axis=1) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
+    inked = (mag >= stroke_min) & pencil_like
+    if not inked.any():
+        return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
+    mean = delta[inked].mean(axis=0)
+    unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
+    return SegmentEvidence(
+        s,
+        n,
+        float(inked.mean()),
+        _longest_run(inked) / n,
+        float(mag[inked].mean()),
+        (float(unit[0]), float(unit[1]), float(unit[2])),
+    )
 
 
 def measure_sections(
     straight: Straightened, game_map: GameMap, station_radius_pitch: float = 0.28
-) -> tuple[dict[Section, SegmentEvidence], dict[Colour, np.ndarray]]:
-    """Evidence for every potential section, with pencil hues adapted to this sheet.
-
-    Returns the evidence and the hue directions used (the sheet's own pencils where enough
-    sections were confidently drawn, the typical hues otherwise).
-    """
+) -> dict[Section, SegmentEvidence]:
+    """Evidence for every potential section (which pencil it is, is decided by ``rebuild``)."""
     profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + 0.05)
+    level = _print_level(profiles)
+    stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(profiles, level))
     hues = pencil_hues()
-    evidence = _evidence_from(profiles, hues)
-    # Adapt each hue to this sheet's pencil and light: average what is confidently that colour.
-    adapted = dict(hues)
-    for i, c in enumerate(LINE_COLOURS):
-        picked = []
-        for s, ev in evidence.items():
-            if ev.best() == (c, ev.coverage[c]) and ev.coverage[c] > 0.6:
-                label, _cos, _mag = _classify(profiles.delta[s], hues)
-                picked.append(profiles.delta[s][label == i])
-        if picked:
-            mean = np.concatenate(picked).mean(axis=0)
-            norm = np.linalg.norm(mean)
-            if norm > 0 and float(mean @ hues[c]) / norm > 0.9:
-                adapted[c] = mean / norm
-    if any(not np.allclose(adapted[c], hues[c]) for c in LINE_COLOURS):
-        evidence = _evidence_from(profiles, adapted)
-    return evidence, adapted
+    dirs = np.stack([hues[c] for c in LINE_COLOURS])
+    return {
+        s: _evidence_one(s, np.clip(d[profiles.valid[s]] - level, 0.0, None), dirs, stroke_min)
+        for s, d in profiles.delta.items()
+    }

@@ -2,36 +2,47 @@
 
 Decisions use the evidence and the game's structure, never a silent guess:
 
-- a section carries at most one colour: the hue with the largest coverage;
-- coverage at or above ``DRAWN`` is drawn, at or below ``EMPTY`` is not; in between is *in doubt*;
-- a second hue with real coverage on a drawn section puts it in doubt (two pencils, or a misread);
-- of two sections that cross, a weakly drawn one is in doubt when the other is clearly drawn;
-- a drawn section that cannot be reached from its colour's departure station through that colour's
-  drawn sections is in doubt unless its evidence is strong (then it is a real rule break).
+1. **drawn or not** from the share of the section carrying pencil: at or above ``DRAWN`` it is
+   drawn, at or below ``EMPTY`` it is not, in between it is *in doubt*;
+2. **which pencil**: pencils differ between boxes, sheets and lights, so the four hues are learnt
+   from the sheet itself. Every non-empty line contains its departure station, so one marked
+   section at each departure station shows that line's pencil (anchors, chosen jointly so that
+   two colours never share one); then all marked sections are clustered around those hues. A
+   section whose colour sits between two hues is in doubt;
+3. **structure**: of two crossing sections, a weakly drawn one is in doubt when the other is
+   clearly drawn; a section that cannot be reached from its colour's departure station through
+   that colour's sections takes the second-nearest colour when that one connects it, and is in
+   doubt otherwise unless its evidence is strong (then it is a real rule break).
 
-The best reading counts a section as drawn when its coverage is above the midpoint; sections in
-doubt are named so that a person can check them.
+The best reading counts a section as drawn above the midpoint of the two thresholds; sections
+in doubt are named so that a person can check them.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, Section
 from nsvision.game.network import GameOptions, Network
-from nsvision.vision.detect import SegmentEvidence
+from nsvision.vision.detect import SegmentEvidence, pencil_hues
 
 DRAWN = 0.55
-"""Coverage from which a section is drawn without doubt (a real pencil stroke covers 70–100 %)."""
+"""Share of a section marked from which it is drawn without doubt (a real stroke marks 70–100 %)."""
 EMPTY = 0.22
-"""Coverage up to which a section is surely empty (crossing strokes and stray marks stay below)."""
-MIXED = 0.25
-"""Coverage of a second hue that makes a drawn section's colour doubtful."""
+"""Share up to which a section is surely empty (crossing strokes and stray marks stay below)."""
 STRONG = 0.8
-"""Coverage at which a section is trusted even when it breaks the game's structure."""
+"""Share at which a section is trusted even when it breaks the game's structure."""
 CONFIDENT = 0.9
 """Sections whose reading is less sure than this are in doubt."""
+ANCHOR_COS = 0.75
+"""A departure station's section is taken as a line's pencil only if it is at least this similar to it."""
+COLOUR_MARGIN = 0.3
+"""Normalised lead of the nearest hue over the next (1 = on the hue, 0 = halfway) below which
+the colour is in doubt."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,10 @@ class SectionReading:
     reason: str
     """Why the section is in doubt (empty when it is not)."""
     evidence: SegmentEvidence
+    nearest: Colour = "purple"
+    """The pencil hue nearest to the marks on it (the colour it would have if drawn)."""
+    colour_margin: float = 1.0
+    """Normalised lead of the nearest hue over the next (see ``COLOUR_MARGIN``)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -55,16 +70,19 @@ class SectionReading:
             "confidence": round(self.confidence, 3),
             "doubtful": self.doubtful,
             "reason": self.reason,
-            "coverage": {c: round(v, 3) for c, v in self.evidence.coverage.items()},
+            "nearest": self.nearest,
+            "colour_margin": round(self.colour_margin, 3),
+            "evidence": self.evidence.to_dict(),
         }
 
 
 @dataclass(frozen=True)
 class Reading:
-    """The rebuilt network plus every section's decision."""
+    """The rebuilt network plus every section's decision and the pencil hues learnt from the sheet."""
 
     network: Network
     sections: Mapping[Section, SectionReading]
+    hues: Mapping[Colour, tuple[float, float, float]]
 
     @property
     def doubtful(self) -> tuple[SectionReading, ...]:
@@ -75,57 +93,117 @@ class Reading:
         return tuple(r for r in sorted(self.sections.values(), key=lambda r: r.section) if r.colour is not None)
 
 
-def _drawn_confidence(coverage: float) -> float:
-    """How sure we are of drawn/not drawn, from the coverage alone (linear between the thresholds)."""
+def _drawn_confidence(ink: float) -> float:
+    """How sure we are of drawn/not drawn, from the marked share alone (linear between the thresholds)."""
     mid = (DRAWN + EMPTY) / 2
     half = (DRAWN - EMPTY) / 2
-    return min(1.0, 0.5 + 0.5 * abs(coverage - mid) / half) if half > 0 else 1.0
+    return min(1.0, 0.5 + 0.5 * abs(ink - mid) / half)
+
+
+def _vec(ev: SegmentEvidence) -> np.ndarray:
+    return np.array(ev.chroma, dtype=np.float64)
+
+
+def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -> dict[Colour, np.ndarray]:
+    """The four pencil hues of this sheet (unit chroma vectors), from departure anchors and clustering."""
+    default = pencil_hues()
+    marked = [s for s, ev in evidence.items() if ev.ink > EMPTY]
+    options: list[list[Section | None]] = []
+    for c in LINE_COLOURS:
+        dep = game_map.departure(c)
+        cands = [s for s in marked if dep in (s.a, s.b) and float(_vec(evidence[s]) @ default[c]) >= ANCHOR_COS]
+        options.append([None, *cands])
+    best_score, best_pick = -1.0, [None] * len(LINE_COLOURS)
+    for pick in itertools.product(*options):
+        chosen = [s for s in pick if s is not None]
+        if len(set(chosen)) != len(chosen):
+            continue
+        score = sum(float(_vec(evidence[s]) @ default[c]) for c, s in zip(LINE_COLOURS, pick, strict=True) if s)
+        if score > best_score:
+            best_score, best_pick = score, list(pick)
+    hues = {
+        c: (_vec(evidence[s]) if s is not None else default[c]) for c, s in zip(LINE_COLOURS, best_pick, strict=True)
+    }
+    anchored = {c for c, s in zip(LINE_COLOURS, best_pick, strict=True) if s is not None}
+    # A few rounds of clustering on the sections that are clearly drawn refine each hue.
+    clear = [s for s in marked if evidence[s].ink >= DRAWN]
+    for _ in range(4):
+        groups: dict[Colour, list[np.ndarray]] = {c: [] for c in LINE_COLOURS}
+        for s in clear:
+            v = _vec(evidence[s])
+            c = max(LINE_COLOURS, key=lambda k: float(v @ hues[k]))
+            groups[c].append(v * evidence[s].ink)
+        for c, vs in groups.items():
+            if vs and (c in anchored or len(vs) >= 2):
+                mean = np.mean(vs, axis=0)
+                hues[c] = mean / np.linalg.norm(mean)
+    return hues
+
+
+def _colour_of(v: np.ndarray, hues: Mapping[Colour, np.ndarray]) -> tuple[Colour, Colour, float]:
+    """Nearest and second-nearest hue, and the normalised margin between them."""
+    ranked = sorted(LINE_COLOURS, key=lambda c: -float(v @ hues[c]))
+    first, second = ranked[0], ranked[1]
+    gap = 1.0 - float(hues[first] @ hues[second])
+    margin = (float(v @ hues[first]) - float(v @ hues[second])) / max(gap, 1e-6)
+    return first, second, min(1.0, margin)
 
 
 def rebuild(
     evidence: Mapping[Section, SegmentEvidence], game_map: GameMap, options: GameOptions | None = None
 ) -> Reading:
     """Decide each potential section's colour (or none) with a confidence; see the module doc."""
-    first: dict[Section, tuple[Colour | None, float, str]] = {}
+    hues = learn_hues(evidence, game_map)
+    decided: dict[Section, tuple[Colour | None, float, str, float]] = {}
+    second_choice: dict[Section, Colour] = {}
+    nearest: dict[Section, Colour] = {}
     for s in game_map.sections:
         ev = evidence[s]
-        ranked = sorted(LINE_COLOURS, key=lambda c: -ev.coverage.get(c, 0.0))
-        best, second = ranked[0], ranked[1]
-        cov, cov2 = ev.coverage[best], ev.coverage[second]
-        colour: Colour | None = best if cov > (DRAWN + EMPTY) / 2 else None
-        conf = _drawn_confidence(cov)
+        first, second, margin = _colour_of(_vec(ev), hues)
+        second_choice[s] = second
+        nearest[s] = first
+        colour: Colour | None = first if ev.ink > (DRAWN + EMPTY) / 2 else None
+        conf = _drawn_confidence(ev.ink)
         reason = ""
         if conf < CONFIDENT:
-            reason = f"faint or partial pencil ({cov:.0%} {best})"
-        elif colour is not None and cov2 >= MIXED:
-            conf = min(conf, 0.5 + 0.5 * (cov - cov2))
-            reason = f"two colours on one section ({cov:.0%} {best}, {cov2:.0%} {second})"
-        first[s] = (colour, conf, reason)
+            reason = f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})"
+        elif colour is not None and margin < COLOUR_MARGIN:
+            conf = min(conf, 0.5 + max(0.0, margin))
+            reason = f"colour between {first} and {second}"
+        decided[s] = (colour, conf, reason, margin)
 
-    decided = dict(first)
     # Crossing sections exclude each other: a weak one under a clear one is suspect.
     for pair in game_map.crossing_pairs:
         s, t = sorted(pair)
-        if first[s][0] is None or first[t][0] is None:
+        if decided[s][0] is None or decided[t][0] is None:
             continue
-        weak, strong = (s, t) if evidence[s].best()[1] < evidence[t].best()[1] else (t, s)
-        if evidence[weak].best()[1] < STRONG:
-            c, f, _ = decided[weak]
-            decided[weak] = (c, min(f, 0.6), f"crosses {strong.name}, which is drawn more clearly")
+        weak, strong = (s, t) if evidence[s].ink < evidence[t].ink else (t, s)
+        if evidence[weak].ink < STRONG:
+            c, f, _, m = decided[weak]
+            decided[weak] = (c, min(f, 0.6), f"crosses {strong.name}, which is drawn more clearly", m)
 
-    # Lines grow from their departure stations.
-    for colour in LINE_COLOURS:
-        reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
-        for s, (c, f, r) in decided.items():
-            if c == colour and s.a not in reached and evidence[s].best()[1] < STRONG:
-                decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station")
+    # Lines grow from their departure stations: a section cut off from its colour's tree may be
+    # the other pencil it resembles; otherwise it is suspect unless clearly drawn.
+    for _ in range(2):
+        for colour in LINE_COLOURS:
+            reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
+            for s, (c, f, r, m) in list(decided.items()):
+                if c != colour or s.a in reached:
+                    continue
+                alt = second_choice[s]
+                alt_reached = _reachable(game_map.departure(alt), [t for t, d in decided.items() if d[0] == alt])
+                if m < 0.8 and (s.a in alt_reached or s.b in alt_reached):
+                    decided[s] = (alt, min(f, 0.95), r, m)
+                elif evidence[s].ink < STRONG:
+                    decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
 
     readings = {
-        s: SectionReading(s, c, f, f < CONFIDENT, r if f < CONFIDENT else "", evidence[s])
-        for s, (c, f, r) in decided.items()
+        s: SectionReading(s, c, f, f < CONFIDENT, r if f < CONFIDENT else "", evidence[s], c or nearest[s], m)
+        for s, (c, f, r, m) in decided.items()
     }
     lines = {c: [s for s, r in sorted(readings.items()) if r.colour == c] for c in LINE_COLOURS}
-    return Reading(Network.build(lines, options), readings)
+    learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
+    return Reading(Network.build(lines, options), readings, learnt)
 
 
 def _reachable(start: Point, sections: list[Section]) -> set[Point]:

@@ -250,14 +250,23 @@ _ROTATIONS = (
 )
 
 
-def _match_orientation(occupied: list[tuple[int, int]], game_map: GameMap) -> tuple[int, tuple[int, int], int, int]:
-    """Best rotation index, offset, score and runner-up score mapping fit coordinates onto stations."""
+def _match_orientation(
+    occupied: list[tuple[int, int]], game_map: GameMap
+) -> tuple[int, tuple[int, int], int, int, int]:
+    """Best rotation index and offset mapping fit coordinates onto the map's stations.
+
+    The score is stations hit minus occupied points that fall on an empty lattice point of the
+    map: a regular pattern that fills every point (windows in a picture, a grid) is not a map.
+    Returns (rotation, offset, score, runner-up score, stations hit).
+    """
     pad = 2 * max(game_map.columns, game_map.rows) + 4
-    grid = np.zeros((game_map.rows + 2 * pad, game_map.columns + 2 * pad), dtype=np.int32)
+    shape = (game_map.rows + 2 * pad, game_map.columns + 2 * pad)
+    value = np.zeros(shape, dtype=np.int32)
+    value[pad : pad + game_map.rows, pad : pad + game_map.columns] = -1
     for x, y in game_map.by_point:
-        grid[y + pad, x + pad] = 1
+        value[y + pad, x + pad] = 1
     occ = np.array(occupied)
-    results: list[tuple[int, int, tuple[int, int]]] = []
+    results: list[tuple[int, int, tuple[int, int], int]] = []
     for k, (r0, r1) in enumerate(_ROTATIONS):
         rot = np.column_stack([occ @ np.array(r0), occ @ np.array(r1)])
         lo, hi = rot.min(axis=0), rot.max(axis=0)
@@ -266,15 +275,17 @@ def _match_orientation(occupied: list[tuple[int, int]], game_map: GameMap) -> tu
         ox, oy = np.meshgrid(txs, tys)
         offsets = np.column_stack([ox.ravel(), oy.ravel()])
         moved = rot[None, :, :] + offsets[:, None, :] + pad
-        inside = (moved >= 0).all(axis=2) & (moved[..., 0] < grid.shape[1]) & (moved[..., 1] < grid.shape[0])
+        inside = (moved >= 0).all(axis=2) & (moved[..., 0] < shape[1]) & (moved[..., 1] < shape[0])
         moved = np.where(inside[..., None], moved, 0)
-        hits = (grid[moved[..., 1], moved[..., 0]] * inside).sum(axis=1)
-        for h, (tx, ty) in zip(hits, offsets, strict=True):
-            results.append((int(h), k, (int(tx), int(ty))))
+        v = value[moved[..., 1], moved[..., 0]] * inside
+        scores = v.sum(axis=1)
+        hits = (v > 0).sum(axis=1)
+        for sc, h, (tx, ty) in zip(scores, hits, offsets, strict=True):
+            results.append((int(sc), k, (int(tx), int(ty)), int(h)))
     results.sort(key=lambda r: -r[0])
     best = results[0]
     runner = next((r[0] for r in results if (r[1], r[2]) != (best[1], best[2])), 0)
-    return best[1], best[2], best[0], runner
+    return best[1], best[2], best[0], runner, best[3]
 
 
 def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
@@ -283,35 +294,49 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
     if len(cands) < MIN_STATIONS:
         raise NoMapFoundError(source, f"only {len(cands)} station-like symbols in the picture")
     pts = np.array([c.xy_px for c in cands], dtype=np.float64)
+    rad = np.array([c.radius_px for c in cands], dtype=np.float64)
     tree = cKDTree(pts)
-    nn_dist, _ = tree.query(pts, k=2)
-    nn = float(np.median(nn_dist[:, 1]))
-    # Seeds: candidates with the most neighbours at about one pitch (interior of the map).
-    counts = np.array([len(tree.query_ball_point(p, 1.6 * nn)) for p in pts])
-    seeds = np.argsort(-counts)[:6]
-    best_fit: _LatticeFit | None = None
-    for seed in seeds:
-        basis = _seed_basis(pts, tree, int(seed), nn)
+    # Seeds: symbols with many neighbours of their own size at a plausible pitch (2–6 radii away);
+    # other round marks in the picture (windows, text, the score zone) rarely form such a lattice.
+    counts = np.zeros(len(pts), dtype=int)
+    for i, (p, r) in enumerate(zip(pts, rad, strict=True)):
+        near = [j for j in tree.query_ball_point(p, 6.0 * r) if j != i]
+        counts[i] = sum(1 for j in near if 0.65 <= rad[j] / r <= 1.55 and np.hypot(*(pts[j] - p)) > 2.0 * r)
+    best: tuple[int, int, _LatticeFit, np.ndarray, tuple[int, tuple[int, int], int, int, int]] | None = None
+    tried: set[int] = set()
+    for seed in np.argsort(-counts)[:12]:
+        seed = int(seed)
+        if seed in tried or counts[seed] < 3:
+            continue
+        similar = np.flatnonzero((rad >= 0.6 * rad[seed]) & (rad <= 1.65 * rad[seed]))
+        sub = pts[similar]
+        sub_tree = cKDTree(sub)
+        local_seed = int(np.searchsorted(similar, seed))
+        nn = float(sub_tree.query(sub[local_seed], k=2)[0][1])
+        basis = _seed_basis(sub, sub_tree, local_seed, nn)
         if basis is None:
             continue
-        fit = _grow(pts, tree, int(seed), basis[0], basis[1])
-        if best_fit is None or len(fit.coords) > len(best_fit.coords):
-            best_fit = fit
-        if len(fit.coords) >= 45:
+        fit = _grow(sub, sub_tree, local_seed, basis[0], basis[1])
+        tried.update(int(similar[j]) for j in fit.coords.values())
+        if len(fit.coords) < MIN_STATIONS // 2:
+            continue
+        match = _match_orientation(list(fit.coords), game_map)
+        if best is None or match[2] > best[1]:
+            best = (seed, match[2], fit, similar, match)
+        if match[4] >= 40 and match[2] - match[3] >= 10:
             break
-    if best_fit is None or len(best_fit.coords) < MIN_STATIONS:
-        found = 0 if best_fit is None else len(best_fit.coords)
-        raise NoMapFoundError(source, f"only {found} symbols lie on a common lattice")
-    k, (tx, ty), hits, runner = _match_orientation(list(best_fit.coords), game_map)
-    if hits < MIN_STATIONS or hits - runner < 6:
-        raise NoMapFoundError(source, f"the symbols do not match the London layout ({hits} vs {runner})")
+    if best is None:
+        raise NoMapFoundError(source, "no lattice of station symbols")
+    _seed, _score, fit, similar, (k, (tx, ty), score, runner, hits) = best
+    if hits < MIN_STATIONS or score - runner < 6:
+        raise NoMapFoundError(source, f"the symbols do not match the London layout ({hits} stations matched)")
     r0, r1 = np.array(_ROTATIONS[k][0]), np.array(_ROTATIONS[k][1])
     matched: dict[Point, int] = {}
-    for g, j in best_fit.coords.items():
+    for g, j in fit.coords.items():
         p = (int(np.dot(g, r0)) + tx, int(np.dot(g, r1)) + ty)
         if p in game_map.by_point:
-            matched[p] = j
-    return _refine(image, game_map, pts, cands, matched, hits - runner, source)
+            matched[p] = int(similar[j])
+    return _refine(image, game_map, pts, cands, matched, score - runner, source)
 
 
 def _refine(
