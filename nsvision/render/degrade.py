@@ -165,10 +165,12 @@ def _outline(calibration: Calibration, box: tuple[float, float, float, float], n
     )
 
 
-def _photo_camera(calibration: Calibration, seed: int, strength: float, frame: tuple[int, int] | None) -> _Camera:
+def _photo_camera(
+    calibration: Calibration, seed: int, strength: float, frame: tuple[int, int] | None, megapixels: float | None
+) -> _Camera:
     rng = np.random.default_rng([seed, 0xCA3E])
     sh = calibration.sheet
-    spin, (fw, fh) = _choose_spin_and_frame(rng, strength, frame)
+    spin, (fw, fh) = _choose_spin_and_frame(rng, strength, frame, megapixels)
     tilt_max = math.radians(5 + 30 * strength)
     tilt = tilt_max * math.sqrt(rng.uniform(0.05, 1.0))
     tilt_dir = rng.uniform(0, 2 * math.pi)
@@ -219,10 +221,14 @@ def _photo_camera(calibration: Calibration, seed: int, strength: float, frame: t
 
 
 def photo_px_per_unit(
-    calibration: Calibration, seed: int, strength: float = 0.5, frame: tuple[int, int] | None = None
+    calibration: Calibration,
+    seed: int,
+    strength: float = 0.5,
+    frame: tuple[int, int] | None = None,
+    megapixels: float | None = None,
 ) -> float:
     """The sheet resolution a ``photo`` with these arguments needs: its largest image scale, rounded up."""
-    cam = _photo_camera(calibration, seed, strength, frame)
+    cam = _photo_camera(calibration, seed, strength, frame, megapixels)
     sh = calibration.sheet
     pts = _outline(calibration, (0, 0, sh.width, sh.height), 6)
     a = cam.project(pts)
@@ -347,18 +353,21 @@ def _shadow_mask(rng: np.random.Generator, shape: tuple[int, int], target: np.nd
 
 
 def _choose_spin_and_frame(
-    rng: np.random.Generator, strength: float, frame: tuple[int, int] | None
+    rng: np.random.Generator, strength: float, frame: tuple[int, int] | None, megapixels: float | None
 ) -> tuple[float, tuple[int, int]]:
     """In-plane rotation and the displayed frame: people mostly line the phone up with the sheet."""
     if rng.random() < 0.25 + 0.4 * strength:
         spin = rng.uniform(0, 2 * math.pi)
     else:
         spin = int(rng.integers(0, 4)) * math.pi / 2 + rng.normal(0, math.radians(4 + 8 * strength))
-    if frame is not None:
-        return spin, frame
     fw, fh = PHOTO_FRAMES[int(rng.integers(0, len(PHOTO_FRAMES)))]
     sheet_upright = abs(math.cos(spin)) > abs(math.sin(spin))
     portrait = sheet_upright if rng.random() < 0.85 else not sheet_upright
+    if frame is not None:
+        return spin, frame
+    if megapixels is not None:
+        k = math.sqrt(megapixels * 1e6 / (fw * fh))
+        fw, fh = round(fw * k), round(fh * k)
     return spin, ((fh, fw) if portrait else (fw, fh))
 
 
@@ -368,8 +377,10 @@ def photo(
     seed: int,
     strength: float = 0.5,
     frame: tuple[int, int] | None = None,
+    megapixels: float | None = None,
 ) -> Degraded:
-    """A phone photo of the sheet on a table (8–12 MP unless ``frame`` gives the displayed size).
+    """A phone photo of the sheet on a table: 8–12 MP, or ``frame`` (displayed width, height) exactly,
+    or a phone frame scaled to ``megapixels`` (the picture is otherwise the same as at full size).
 
     Geometry: any in-plane rotation (most often near a quarter turn, as people line up the
     phone), a tilt of up to 5° + 30° × strength, slight paper curl, the sheet filling 55–92 %
@@ -380,9 +391,9 @@ def photo(
     """
     if not 0.0 <= strength <= 1.0:
         raise ValueError(f"strength must lie between 0 and 1, got {strength}")
-    cam = _photo_camera(calibration, seed, strength, frame)
+    cam = _photo_camera(calibration, seed, strength, frame, megapixels)
     rng = np.random.default_rng([seed, 0xF070])
-    need = photo_px_per_unit(calibration, seed, strength, frame)
+    need = photo_px_per_unit(calibration, seed, strength, frame, megapixels)
     if sheet.px_per_unit > need * 1.3:
         # Downsample first so that the one warp does not alias the thin print and pencil.
         f = need / sheet.px_per_unit
@@ -397,7 +408,7 @@ def photo(
     ones = np.full(sheet.image.shape[:2], 255, np.uint8)
     alpha_u8 = cv2.remap(ones, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     del map_x, map_y
-    table, table_kind = _table(rng, (qh, qw))
+    table, table_kind = _table(np.random.default_rng([seed, 0x7AB1]), (qh, qw))
     # The sheet's own soft shadow on the table, a little away from the light.
     a_small = cv2.resize(alpha_u8, (qw, qh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
     off = rng.normal(0, 0.004 * max(qw, qh), 2)
@@ -456,9 +467,10 @@ def photo(
     sigma_l = float(rng.uniform(0.8, 1.5 + 4.0 * strength))
     grey = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
     shot = cv2.LUT(grey, np.clip(0.5 + 0.5 * np.sqrt(np.arange(256) / 255), 0, 1).astype(np.float32).reshape(1, 256))
-    lum = rng.standard_normal((fh, fw), dtype=np.float32) * sigma_l * shot.astype(np.float32)
+    noise_rng = np.random.default_rng([seed, 0xF071])
+    lum = noise_rng.standard_normal((fh, fw), dtype=np.float32) * sigma_l * shot.astype(np.float32)
     sigma_c = float(rng.uniform(0.5, 1.0 + 3.0 * strength))
-    chroma = cv2.resize(rng.standard_normal((fh // 4, fw // 4, 3), dtype=np.float32) * sigma_c, (fw, fh))
+    chroma = cv2.resize(noise_rng.standard_normal((fh // 4, fw // 4, 3), dtype=np.float32) * sigma_c, (fw, fh))
     noise = cv2.add(chroma, cv2.merge([lum, lum, lum]))
     del chroma, lum
     out = cv2.add(img, noise, dtype=cv2.CV_8U)
@@ -544,6 +556,7 @@ def scan(sheet: RenderedSheet, calibration: Calibration, seed: int, strength: fl
     if not 0.0 <= strength <= 1.0:
         raise ValueError(f"strength must lie between 0 and 1, got {strength}")
     rng = np.random.default_rng([seed, 0x5CA2])
+    noise_rng = np.random.default_rng([seed, 0x5CA3])
     ppu = scan_px_per_unit(dpi)
     if abs(sheet.px_per_unit / ppu - 1) > 0.02:
         f = ppu / sheet.px_per_unit
@@ -580,7 +593,7 @@ def scan(sheet: RenderedSheet, calibration: Calibration, seed: int, strength: fl
     ones = np.full((sh_img_h, sh_img_w), 255, np.uint8)
     a = cv2.warpAffine(ones, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderValue=0).astype(np.float32) / 255
     lid = rng.uniform(236, 252)
-    bg = (lid + 2 * _smooth_noise(rng, (out_h, out_w), 200)).astype(np.float32)
+    bg = (lid + 2 * _smooth_noise(noise_rng, (out_h, out_w), 200)).astype(np.float32)
     # The lamp casts a thin shadow along the paper's edge on the side away from it.
     edge_shift = max(1, round(0.4 * px_mm))
     shade = cv2.GaussianBlur(np.roll(a, (edge_shift, edge_shift // 2), axis=(0, 1)), (0, 0), max(0.7, 0.25 * px_mm))
@@ -590,7 +603,7 @@ def scan(sheet: RenderedSheet, calibration: Calibration, seed: int, strength: fl
     del bg, bg_u8, paper, shade
     # Illumination falls off a little along the carriage, and each sensor column has its own gain.
     ramp = 1 + rng.uniform(-1, 1) * (0.01 + 0.03 * strength) * np.linspace(-1, 1, out_h, dtype=np.float32)
-    columns = 1 + rng.normal(0, 0.002 + 0.004 * strength, out_w).astype(np.float32)
+    columns = 1 + noise_rng.normal(0, 0.002 + 0.004 * strength, out_w).astype(np.float32)
     gain = np.outer(ramp, columns).astype(np.float32)
     img = cv2.multiply(img, cv2.merge([gain, gain, gain]), dtype=cv2.CV_8U)
     gamma = rng.uniform(0.92, 1.08)
@@ -601,7 +614,7 @@ def scan(sheet: RenderedSheet, calibration: Calibration, seed: int, strength: fl
     sigma = rng.uniform(0.3, 0.5 + 0.6 * strength) * dpi / 300
     img = cv2.GaussianBlur(img, (0, 0), sigma)
     noise_sigma = rng.uniform(0.5, 1.0 + 2.5 * strength)
-    n = rng.standard_normal((out_h, out_w), dtype=np.float32) * noise_sigma
+    n = noise_rng.standard_normal((out_h, out_w), dtype=np.float32) * noise_sigma
     out = cv2.add(img, cv2.merge([n, n, n]), dtype=cv2.CV_8U)
     del img, n
     h3 = np.vstack([m, [0, 0, 1]]) @ sheet.sheet_to_px_matrix

@@ -80,6 +80,7 @@ def _render_page(
     dpi: int,
     px_per_unit: float | None,
     frame: tuple[int, int] | None,
+    megapixels: float | None,
 ) -> tuple[Degraded, dict[str, Any]]:
     network = _network(calibration, seed, violation, blank)
     card = score_network(network, calibration.map)
@@ -88,14 +89,14 @@ def _render_page(
     if not blank and np.random.default_rng([seed, 0x5C0E]).random() < _SILENT_SCORER:
         marks = SheetMarks(circled_stations=marks.circled_stations)
     if mode == "photo":
-        ppu = photo_px_per_unit(calibration, seed, strength, frame)
+        ppu = photo_px_per_unit(calibration, seed, strength, frame, megapixels)
     elif mode == "scan":
         ppu = scan_px_per_unit(dpi)
     else:
         ppu = px_per_unit or CLEAN_PX_PER_UNIT
     sheet = draw_sheet(render_blank(calibration, style, ppu), network, calibration, seed, marks)
     if mode == "photo":
-        page = photo(sheet, calibration, seed, strength, frame)
+        page = photo(sheet, calibration, seed, strength, frame, megapixels)
     elif mode == "scan":
         page = scan(sheet, calibration, seed, strength, dpi)
     else:
@@ -133,12 +134,14 @@ def make_sample(
     dpi: int = 300,
     px_per_unit: float | None = None,
     frame: tuple[int, int] | None = None,
+    megapixels: float | None = None,
 ) -> Sample:
     """Render ``pages`` sheets (page ``i`` from seed ``seed + i * 100003``) and their ground truth.
 
     ``mode`` is ``photo``, ``scan`` (at ``dpi``) or ``clean`` (at ``px_per_unit``, default 4);
     ``violation`` a key of ``VIOLATION_CODES`` to break on purpose; ``blank`` leaves the sheet
-    empty (score 0). ``frame`` fixes a photo's displayed size (width, height) in px.
+    empty (score 0). ``frame`` fixes a photo's displayed size (width, height) in px;
+    ``megapixels`` scales the phone frame instead (same picture, smaller file).
     Raises ``ValueError`` naming the bad argument.
     """
     if mode not in MODES:
@@ -155,7 +158,17 @@ def make_sample(
         raise ValueError(f"pages must be at least 1, got {pages}")
     rendered = [
         _render_page(
-            calibration, seed + i * _PAGE_SEED_STEP, mode, style, strength, violation, blank, dpi, px_per_unit, frame
+            calibration,
+            seed + i * _PAGE_SEED_STEP,
+            mode,
+            style,
+            strength,
+            violation,
+            blank,
+            dpi,
+            px_per_unit,
+            frame,
+            megapixels,
         )
         for i in range(pages)
     ]

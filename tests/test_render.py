@@ -1,0 +1,344 @@
+"""The renderer: blank sheets, pencil, photos and scans, samples on disk, and `nsvision sample`."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
+from nsvision.calibration import Calibration
+from nsvision.game.board import LINE_COLOURS
+from nsvision.game.network import Network, network_from_dict
+from nsvision.game.rules import check_network
+from nsvision.game.scoring import score_network
+from nsvision.game.simulate import simulate_game
+from nsvision.render.degrade import Degraded, photo, photo_px_per_unit, scan, scan_px_per_unit
+from nsvision.render.pencil import PENCIL_RGB, SheetMarks, draw_sheet
+from nsvision.render.sample import FORMATS, make_sample, write_sample
+from nsvision.render.sheet import RenderedSheet, render_blank
+from nsvision.render.style import STYLES
+
+
+def _value(image: np.ndarray) -> np.ndarray:
+    return image.max(axis=2).astype(np.float32)
+
+
+def _ring_contrast(v: np.ndarray, xy_px: tuple[float, float], radius_px: float) -> float:
+    """Darkness of a station ring at ``xy_px`` in value image ``v``: ring level / paper level around it (low = ring)."""
+    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    xs = np.clip(np.round(xy_px[0] + 0.88 * radius_px * np.cos(ang)).astype(int), 0, v.shape[1] - 1)
+    ys = np.clip(np.round(xy_px[1] + 0.88 * radius_px * np.sin(ang)).astype(int), 0, v.shape[0] - 1)
+    ring = float(np.median(v[ys, xs]))
+    r = int(3 * radius_px)
+    x0, y0 = max(0, int(xy_px[0]) - r), max(0, int(xy_px[1]) - r)
+    paper = float(np.percentile(v[y0 : int(xy_px[1]) + r, x0 : int(xy_px[0]) + r], 90))
+    return ring / max(paper, 1.0)
+
+
+def _ring_stations(cal: Calibration) -> list[str]:
+    return [s.name for s in cal.map.stations if s.departure is None]
+
+
+def _local_scale(h: np.ndarray, u: float, v: float) -> float:
+    """Image px per sheet unit of homography ``h`` at sheet point (u, v)."""
+    p = np.array([[u, v, 1.0], [u + 1, v, 1.0], [u, v + 1, 1.0]]) @ h.T
+    p = p[:, :2] / p[:, 2:]
+    a, b = p[1] - p[0], p[2] - p[0]
+    return float(np.sqrt(abs(a[0] * b[1] - a[1] * b[0])))
+
+
+def _assert_stations_where_said(page: Degraded, cal: Calibration, min_share: float = 0.95) -> None:
+    """The true station positions hold dark rings; half a pitch away they do not."""
+    hits = misses = 0
+    names = _ring_stations(cal)
+    value = _value(page.image)
+    for name in names:
+        x, y = page.stations_px[name]
+        u, v = cal.sheet.lattice_to_sheet(*map(int, name.split(",")))
+        r_px = cal.sheet.station_radius * _local_scale(page.sheet_to_image, u, v)
+        hits += _ring_contrast(value, (x, y), r_px) < 0.6
+        off = (
+            np.array([[u + cal.sheet.lattice_pitch / 2, v + cal.sheet.lattice_pitch / 2, 1.0]]) @ page.sheet_to_image.T
+        )
+        misses += _ring_contrast(value, tuple(off[0, :2] / off[0, 2]), r_px) < 0.6
+    assert hits >= min_share * len(names), f"only {hits} of {len(names)} rings found at stations_px"
+    assert misses <= 0.1 * len(names), f"{misses} rings found half a pitch off the stations"
+
+
+# ---- blank sheet ------------------------------------------------------------------------------
+
+
+def test_blank_sheet_has_the_print_at_the_calibrated_places(calibration: Calibration) -> None:
+    sheet = render_blank(calibration, "print", 2.0)
+    assert sheet.image.shape == (round(924 * 2.0), round(532 * 2.0), 3)
+    assert sheet.image.dtype == np.uint8
+    header = sheet.image[: int(113 * 2.0)]
+    assert header.mean() < 235 and header.std() > 20, "the header band is a picture, not white paper"
+    value = _value(sheet.image)
+    for name in _ring_stations(calibration):
+        u, v = calibration.sheet.lattice_to_sheet(*map(int, name.split(",")))
+        assert _ring_contrast(value, sheet.sheet_to_px(u, v), calibration.sheet.station_radius * 2.0) < 0.5, name
+    for s in calibration.map.stations:
+        if s.departure is not None:
+            x, y = sheet.sheet_to_px(*calibration.sheet.lattice_to_sheet(*s.point))
+            # Between the symbol and the rim, on a diagonal.
+            d = calibration.sheet.station_radius * 2.0 * 0.8 / math.sqrt(2)
+            disc = sheet.image[round(y + d), round(x + d)].astype(int)
+            want = np.array(STYLES["print"].departure_colour(s.departure))
+            assert np.abs(disc - want).max() < 30, f"departure {s.name} is not filled with {s.departure}"
+
+
+def test_styles_change_the_look_not_the_geometry(calibration: Calibration) -> None:
+    printed = render_blank(calibration, "print", 1.5)
+    cream = render_blank(calibration, "cream", 1.5)
+    margin = STYLES["cream"].page_margin * 1.5
+    assert cream.origin_px == (margin, margin)
+    assert cream.image.shape[0] == printed.image.shape[0] + round(2 * margin)
+    for sheet in (printed, cream):
+        value = _value(sheet.image)
+        for name in _ring_stations(calibration):
+            u, v = calibration.sheet.lattice_to_sheet(*map(int, name.split(",")))
+            assert _ring_contrast(value, sheet.sheet_to_px(u, v), calibration.sheet.station_radius * 1.5) < 0.5
+    # Same sheet point, clearly different paper.
+    p = printed.image[round(printed.sheet_to_px(40, 150)[1]), round(printed.sheet_to_px(40, 150)[0])].astype(int)
+    c = cream.image[round(cream.sheet_to_px(40, 150)[1]), round(cream.sheet_to_px(40, 150)[0])].astype(int)
+    assert np.abs(p - c).sum() > 20
+
+
+def test_blank_sheets_are_cached_and_read_only(calibration: Calibration) -> None:
+    a = render_blank(calibration, "print", 1.0)
+    assert render_blank(calibration, "print", 1.0) is a
+    assert not a.image.flags.writeable
+    with pytest.raises(KeyError, match="cream"):
+        render_blank(calibration, "nope", 1.0)
+
+
+# ---- pencil -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def drawn(calibration: Calibration) -> tuple[RenderedSheet, RenderedSheet, Network]:
+    blank = render_blank(calibration, "print", 2.0)
+    network = simulate_game(calibration.map, 5).network
+    return blank, draw_sheet(blank, network, calibration, 5), network
+
+
+def test_draw_sheet_is_deterministic_and_pure(calibration: Calibration, drawn) -> None:
+    blank, sheet, network = drawn
+    before = blank.image.copy()
+    again = draw_sheet(blank, network, calibration, 5)
+    assert np.array_equal(again.image, sheet.image)
+    assert not np.array_equal(draw_sheet(blank, network, calibration, 6).image, sheet.image)
+    assert np.array_equal(blank.image, before)
+
+
+def _darkening(blank: RenderedSheet, sheet: RenderedSheet, u: float, v: float, r_units: float = 2.0) -> np.ndarray:
+    x, y = sheet.sheet_to_px(u, v)
+    r = max(2, round(r_units * sheet.px_per_unit))
+    win = (slice(round(y) - r, round(y) + r + 1), slice(round(x) - r, round(x) + r + 1))
+    diff = blank.image[win].astype(np.float32) - sheet.image[win].astype(np.float32)
+    # The strongest pencil in the window: the 80th percentile of the total darkening.
+    total = diff.sum(axis=2).ravel()
+    keep = total >= np.percentile(total, 80)
+    return diff.reshape(-1, 3)[keep].mean(axis=0)
+
+
+def _seg_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    t = float(np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0, 1))
+    return float(np.linalg.norm(p - (a + t * (b - a))))
+
+
+def test_pencil_lies_on_the_drawn_sections_in_their_colour(calibration: Calibration, drawn) -> None:
+    blank, sheet, network = drawn
+    lat = calibration.sheet.lattice_to_sheet
+    drawn_secs = {s: c for c, s in network.all_sections()}
+    segs = [(np.array(lat(*s.a)), np.array(lat(*s.b))) for s in drawn_secs]
+    absorb = {c: 255 - np.array(PENCIL_RGB[c], np.float32) for c in LINE_COLOURS}
+    right_colour = 0
+    for s, colour in drawn_secs.items():
+        p = 0.62 * np.array(lat(*s.a)) + 0.38 * np.array(lat(*s.b))
+        d = _darkening(blank, sheet, *p)
+        assert d.sum() > 40, f"no pencil on drawn section {s.name}"
+        cos = {c: float(d @ a / (np.linalg.norm(d) * np.linalg.norm(a) + 1e-6)) for c, a in absorb.items()}
+        right_colour += max(cos, key=cos.get) == colour  # type: ignore[arg-type]
+    assert right_colour >= 0.85 * len(drawn_secs)
+    for s in calibration.map.sections:
+        if s in drawn_secs:
+            continue
+        p = 0.62 * np.array(lat(*s.a)) + 0.38 * np.array(lat(*s.b))
+        if min(_seg_distance(p, a, b) for a, b in segs) < 9:
+            continue
+        assert _darkening(blank, sheet, *p).sum() < 25, f"pencil on undrawn section {s.name}"
+
+
+def test_marks_cross_circles_from_the_left_and_write_numbers(calibration: Calibration) -> None:
+    blank = render_blank(calibration, "print", 2.0)
+    marks = SheetMarks(tourist_circles_crossed=3, written={"total": 87, "blue_line_total": 20}, objectives_ticked=(2,))
+    sheet = draw_sheet(blank, Network.build(), calibration, 1, marks)
+    diff = np.abs(blank.image.astype(int) - sheet.image.astype(int)).sum(axis=2)
+
+    def changed(cx: float, cy: float, half: float) -> int:
+        x0, y0 = sheet.sheet_to_px(cx - half, cy - half)
+        x1, y1 = sheet.sheet_to_px(cx + half, cy + half)
+        return int((diff[round(y0) : round(y1), round(x0) : round(x1)] > 60).sum())
+
+    track = calibration.sheet.tourist_track
+    assert all(changed(*t.center, t.radius) > 20 for t in track[:3])
+    assert all(changed(*t.center, t.radius) == 0 for t in track[3:])
+    for name in ("total", "blue_line_total", "objective_2"):
+        b = calibration.sheet.box(name)
+        assert changed(*b.center, b.h / 2) > 20, name
+    for name in ("purple_line_total", "objective_1"):
+        b = calibration.sheet.box(name)
+        assert changed(*b.center, b.h / 2) == 0, name
+
+
+# ---- photos and scans -------------------------------------------------------------------------
+
+
+def test_a_12_mp_photo_renders_in_seconds_with_true_station_positions(calibration: Calibration) -> None:
+    start = time.perf_counter()
+    sample = make_sample(calibration, 21, mode="photo", strength=0.6, frame=(4000, 3000))
+    seconds = time.perf_counter() - start
+    page = sample.pages[0]
+    assert page.image.shape == (3000, 4000, 3)
+    assert seconds < 20, f"a 12 MP photo took {seconds:.1f} s"
+    _assert_stations_where_said(page, calibration)
+    # The fitted homography is close to the true positions (curl moves them a little).
+    names = list(page.stations_px)
+    u = np.array([calibration.sheet.lattice_to_sheet(*map(int, n.split(","))) for n in names])
+    fit = np.c_[u, np.ones(len(u))] @ page.sheet_to_image.T
+    err = np.hypot(*(fit[:, :2] / fit[:, 2:] - np.array([page.stations_px[n] for n in names])).T)
+    pitch_px = calibration.sheet.lattice_pitch * _local_scale(page.sheet_to_image, 266, 380)
+    assert np.median(err) < 0.1 * pitch_px
+
+
+@pytest.mark.parametrize("strength", [0.0, 1.0])
+def test_photos_are_deterministic_and_vary_with_the_seed(calibration: Calibration, strength: float) -> None:
+    blank = render_blank(calibration, "print", photo_px_per_unit(calibration, 4, strength, (1200, 900)))
+    a = photo(blank, calibration, 4, strength, frame=(1200, 900))
+    b = photo(blank, calibration, 4, strength, frame=(1200, 900))
+    assert np.array_equal(a.image, b.image) and np.array_equal(a.sheet_to_image, b.sheet_to_image)
+    c = photo(blank, calibration, 5, strength, frame=(1200, 900))
+    assert not np.array_equal(a.image, c.image)
+    assert a.image.shape == (900, 1200, 3)
+
+
+def test_photo_geometry_follows_strength(calibration: Calibration) -> None:
+    blank = render_blank(calibration, "print", 1.0)
+    easy = [photo(blank, calibration, s, 0.0, frame=(400, 300)).details["tilt_deg"] for s in range(12)]
+    hard = [photo(blank, calibration, s, 1.0, frame=(400, 300)).details["tilt_deg"] for s in range(12)]
+    assert max(easy) <= 5.01 and max(hard) <= 35.01
+    assert np.mean(hard) > 2 * np.mean(easy)
+
+
+def test_scan_is_skewed_at_most_5_degrees_at_its_dpi(calibration: Calibration) -> None:
+    sheet = render_blank(calibration, "cream", scan_px_per_unit(150))
+    for seed in range(3):
+        page = scan(sheet, calibration, seed, strength=1.0, dpi=150)
+        h = page.sheet_to_image
+        angle = math.degrees(math.atan2(h[1, 0], h[0, 0]))
+        skew = (angle + 90) % 180 - 90
+        assert abs(skew) <= 5.0 + 1e-6
+        assert page.image.shape[0] <= round(297 / 25.4 * 150) + 1
+        assert page.kind == "scan" and page.dpi == 150
+    _assert_stations_where_said(page, calibration)
+
+
+def test_exif_orientation_is_what_a_viewer_undoes(calibration: Calibration, tmp_path: Path) -> None:
+    blank = render_blank(calibration, "print", 1.0)
+    for seed in range(60):
+        page = photo(blank, calibration, seed, 0.3, frame=(300, 400))
+        if page.exif_orientation != 1:
+            break
+    assert page.exif_orientation in (6, 8)
+    assert page.stored.shape == (300, 400, 3)
+    sample = make_sample(calibration, seed, mode="photo", strength=0.3, frame=(300, 400), blank=True)
+    path = next(p for p in write_sample(sample, tmp_path, "jpg") if p.suffix == ".jpg")
+    with Image.open(path) as im:
+        shown = np.asarray(ImageOps.exif_transpose(im).convert("RGB")).astype(int)
+    assert shown.shape == (400, 300, 3)
+    assert np.abs(shown - sample.pages[0].image.astype(int)).mean() < 6
+    expected = json.loads((tmp_path / "expected.json").read_text())
+    assert expected["map_position"]["exif_orientation"] == page.exif_orientation
+
+
+# ---- samples ----------------------------------------------------------------------------------
+
+
+def test_sample_ground_truth_round_trips_through_the_game_core(calibration: Calibration) -> None:
+    legal = make_sample(calibration, 8, mode="clean", px_per_unit=1.0)
+    bad = make_sample(calibration, 8, mode="clean", px_per_unit=1.0, violation="sections_cross")
+    empty = make_sample(calibration, 8, mode="clean", px_per_unit=1.0, blank=True)
+    for s in (legal, bad, empty):
+        e = s.expected
+        net = network_from_dict(e["network"])
+        assert score_network(net, calibration.map).to_dict() == e["score"]
+        assert [v.to_dict() for v in check_network(net, calibration.map)] == e["violations"]
+        assert e["total"] == e["score"]["total"]
+        assert set(e["map_position"]["stations_px"]) == {s.name for s in calibration.map.stations}
+    assert legal.expected["violations"] == []
+    assert legal.expected["network"] == simulate_game(calibration.map, 8).network.to_dict()
+    assert "sections_cross" in {v["code"] for v in bad.expected["violations"]}
+    assert empty.expected["total"] == 0 and empty.expected["marks"]["written"] == {}
+
+
+def test_samples_are_deterministic_per_seed(calibration: Calibration) -> None:
+    a = make_sample(calibration, 13, mode="scan", dpi=150, strength=0.7)
+    b = make_sample(calibration, 13, mode="scan", dpi=150, strength=0.7)
+    assert a.expected == b.expected
+    assert np.array_equal(a.pages[0].image, b.pages[0].image)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_writes_a_readable_file(calibration: Calibration, tmp_path: Path, fmt: str) -> None:
+    sample = make_sample(calibration, 2, mode="clean", px_per_unit=0.75, pages=2)
+    paths = write_sample(sample, tmp_path, fmt)
+    expected = json.loads((tmp_path / "expected.json").read_text())
+    assert [s["page"] for s in expected["sheets"]] == ([1, 2] if fmt == "pdf" else [1, 1])
+    images = [p for p in paths if p.suffix != ".json"]
+    if fmt == "pdf":
+        data = images[0].read_bytes()
+        assert data.startswith(b"%PDF") and data.count(b"/Type /Page\n") + data.count(b"/Type /Page\r") >= 2
+        return
+    if fmt == "heic":
+        from pillow_heif import register_heif_opener
+
+        register_heif_opener()
+    for path, page in zip(images, sample.pages, strict=True):
+        with Image.open(path) as im:
+            assert im.size == page.image.shape[1::-1]
+    assert [s["image"] for s in expected["sheets"]] == [p.name for p in images]
+
+
+def test_bad_arguments_name_themselves(calibration: Calibration, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="mode"):
+        make_sample(calibration, 1, mode="fax")
+    with pytest.raises(ValueError, match="violation"):
+        make_sample(calibration, 1, violation="too_pretty")
+    with pytest.raises(ValueError, match="format"):
+        write_sample(make_sample(calibration, 1, mode="clean", px_per_unit=0.5), tmp_path, "bmp")
+
+
+def test_cli_sample_writes_images_and_expected(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from nsvision.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(
+        app,
+        ["sample", "--seed", "3", "--mode", "blank", "--px-per-unit", "0.75", "--count", "2", "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    for seed in (3, 4):
+        exp = json.loads((tmp_path / f"seed-{seed}" / "expected.json").read_text())
+        assert exp["total"] == 0 and exp["seed"] == seed
+        assert str(tmp_path / f"seed-{seed}" / exp["image"]) in result.output
+    bad = runner.invoke(app, ["sample", "--mode", "fax", "--out", str(tmp_path)])
+    assert bad.exit_code == 4 and "--mode" in bad.output
