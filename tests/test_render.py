@@ -62,9 +62,10 @@ def _assert_stations_where_said(page: Degraded, cal: Calibration, min_share: flo
         u, v = cal.sheet.lattice_to_sheet(*map(int, name.split(",")))
         r_px = cal.sheet.station_radius * _local_scale(page.sheet_to_image, u, v)
         hits += _ring_contrast(value, (x, y), r_px) < 0.6
-        off = (
-            np.array([[u + cal.sheet.lattice_pitch / 2, v + cal.sheet.lattice_pitch / 2, 1.0]]) @ page.sheet_to_image.T
-        )
+        # Half a pitch diagonally towards the map centre: between stations, still on the paper.
+        su, sv = np.sign(np.array(cal.sheet.lattice_to_sheet(4.5, 4.5)) - (u, v))
+        half = cal.sheet.lattice_pitch / 2
+        off = np.array([[u + su * half, v + sv * half, 1.0]]) @ page.sheet_to_image.T
         misses += _ring_contrast(value, tuple(off[0, :2] / off[0, 2]), r_px) < 0.6
     assert hits >= min_share * len(names), f"only {hits} of {len(names)} rings found at stations_px"
     assert misses <= 0.1 * len(names), f"{misses} rings found half a pitch off the stations"
