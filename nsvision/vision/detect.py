@@ -15,6 +15,7 @@ hues. Measurements are kept raw; deciding is the rebuild stage's job.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -97,7 +98,9 @@ def straighten(image: np.ndarray, registration: Registration, game_map: GameMap)
     fine = _resample_grid(coarse, step, size_x, size_y)
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     dark, river = print_masks(canon, game_map, ppp)
-    return Straightened(canon, stroke_density(canon, ppp), dark, river, ppp, MARGIN)
+    density = stroke_density(canon, ppp)
+    banks = river_banks(density, game_map, ppp, river)
+    return Straightened(canon, density, dark | banks, river, ppp, MARGIN)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -145,6 +148,41 @@ def print_masks(image: np.ndarray, game_map: GameMap, px_per_pitch: int) -> tupl
     line = np.array([((x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch) for x, y in game_map.thames])
     cv2.polylines(river, [np.round(line).astype(np.int32)], False, 1, int(round(2 * THAMES_HALF_WIDTH * px_per_pitch)))
     return dark.astype(bool), river.astype(bool)
+
+
+BANK_PARALLEL = 0.85
+"""|cos| between a thin mark's direction and the river's above which, near the river, it is a bank."""
+
+
+def river_banks(density: np.ndarray, game_map: GameMap, px_per_pitch: int, river: np.ndarray) -> np.ndarray:
+    """Thin marks along the Thames that run parallel to it: its printed banks, whatever their colour.
+
+    A pencil section crosses the river at 45° or more (a section parallel to it never crosses it),
+    so orientation separates the two where colour cannot.
+    """
+    mag = np.linalg.norm(_chroma(np.clip(density, 0.0, None)), axis=2) + np.clip(density, 0, None).min(axis=2)
+    mag = cv2.GaussianBlur(mag.astype(np.float32), (0, 0), 1.0)
+    gx = cv2.Sobel(mag, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(mag, cv2.CV_32F, 0, 1, ksize=3)
+    jxx = cv2.GaussianBlur(gx * gx, (0, 0), 2.0)
+    jxy = cv2.GaussianBlur(gx * gy, (0, 0), 2.0)
+    jyy = cv2.GaussianBlur(gy * gy, (0, 0), 2.0)
+    # Dominant gradient angle; a line runs perpendicular to it.
+    grad_angle = 0.5 * np.arctan2(2 * jxy, jxx - jyy)
+    line_dir = np.stack([-np.sin(grad_angle), np.cos(grad_angle)], axis=2)
+    river_dir = np.zeros(density.shape[:2] + (2,), np.float32)
+    pts = [((x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch) for x, y in game_map.thames]
+    width = round(2 * THAMES_HALF_WIDTH * px_per_pitch)
+    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
+        d = np.array([x1 - x0, y1 - y0], np.float32)
+        d /= float(np.linalg.norm(d))
+        for k in range(2):
+            layer = np.ascontiguousarray(river_dir[..., k])
+            cv2.line(layer, (round(x0), round(y0)), (round(x1), round(y1)), float(d[k]), width)
+            river_dir[..., k] = layer
+    parallel = np.abs((line_dir * river_dir).sum(axis=2)) > BANK_PARALLEL
+    banks = (river & parallel & (mag > STROKE_MIN)).astype(np.uint8)
+    return cv2.dilate(banks, np.ones((3, 3), np.uint8)).astype(bool)
 
 
 BRIGHTER = -0.1
@@ -199,6 +237,8 @@ class _Profiles:
 
     delta: dict[Section, np.ndarray]
     valid: dict[Section, np.ndarray]
+    river: dict[Section, np.ndarray]
+    """Per sample: inside the Thames zone, where the print under a section differs from plain paper."""
 
 
 def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float) -> _Profiles:
@@ -226,17 +266,17 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     xs, ys = np.concatenate(coords_x), np.concatenate(coords_y)
     sampled = _sample(straight.density, xs, ys)
     ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
+    in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
     n_off = len(offsets_center)
     centre = n_off // 2
-    in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
-    off_centre = np.tile(np.arange(n_off) != centre, len(xs) // n_off)
-    ignored |= in_river & off_centre
     out: dict[Section, np.ndarray] = {}
     valid: dict[Section, np.ndarray] = {}
+    river: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
         block = sampled[pos : pos + n_t * n_off].reshape(n_t, n_off, 3)
         skip = ignored[pos : pos + n_t * n_off].reshape(n_t, n_off)
+        river[s] = in_river[pos : pos + n_t * n_off].reshape(n_t, n_off)[:, centre]
         pos += n_t * n_off
         lighter = block.min(axis=2) < BRIGHTER
         chroma = np.where((skip | lighter)[..., None], 0.0, _chroma(np.clip(block, 0.0, None)))
@@ -246,7 +286,7 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
-    return _Profiles(out, valid)
+    return _Profiles(out, valid, river)
 
 
 SMOOTH = 5
@@ -283,21 +323,28 @@ def _longest_run(mask: np.ndarray) -> int:
     return best
 
 
-def _print_level(profiles: _Profiles) -> np.ndarray:
-    """The chroma vector of what is printed on every section (tinted guide dashes).
+def _print_levels(profiles: _Profiles) -> dict[Section, np.ndarray]:
+    """Per section and sample, the chroma vector of what is printed under every section.
 
-    Most potential sections are not drawn, so the median over sections of each section's upper
-    quartile is the print's own mark; it is subtracted before pencil is looked for.
+    On paper that is the tinted guide dashes; inside the Thames zone it is the guide or banks seen
+    against the river, which looks different. Most potential sections are not drawn, so for each
+    zone the median over sections of each section's upper quartile is the print's own mark; it is
+    subtracted before pencil is looked for.
     """
-    levels = [
-        np.percentile(d[profiles.valid[s]], 75, axis=0) for s, d in profiles.delta.items() if profiles.valid[s].any()
-    ]
-    return np.median(np.array(levels), axis=0) if levels else np.zeros(3)
+    zone_levels: list[np.ndarray] = []
+    for in_zone in (False, True):
+        levels = []
+        for s, d in profiles.delta.items():
+            keep = profiles.valid[s] & (profiles.river[s] == in_zone)
+            if keep.sum() >= 3:
+                levels.append(np.percentile(d[keep], 75, axis=0))
+        zone_levels.append(np.median(np.array(levels), axis=0) if levels else np.zeros(3))
+    return {s: np.where(profiles.river[s][:, None], zone_levels[1], zone_levels[0]) for s in profiles.delta}
 
 
-def _noise_level(profiles: _Profiles, level: np.ndarray) -> float:
+def _noise_level(profiles: _Profiles, levels: dict[Section, np.ndarray]) -> float:
     mags = [
-        float(np.percentile(np.linalg.norm(np.clip(d[profiles.valid[s]] - level, 0, None), axis=1), 75))
+        float(np.percentile(np.linalg.norm(np.clip(d - levels[s], 0, None)[profiles.valid[s]], axis=1), 75))
         for s, d in profiles.delta.items()
         if profiles.valid[s].any()
     ]
@@ -331,11 +378,11 @@ def measure_sections(
 ) -> dict[Section, SegmentEvidence]:
     """Evidence for every potential section (which pencil it is, is decided by ``rebuild``)."""
     profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + 0.05)
-    level = _print_level(profiles)
-    stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(profiles, level))
+    levels = _print_levels(profiles)
+    stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(profiles, levels))
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
     return {
-        s: _evidence_one(s, np.clip(d[profiles.valid[s]] - level, 0.0, None), dirs, stroke_min)
+        s: _evidence_one(s, np.clip(d - levels[s], 0.0, None)[profiles.valid[s]], dirs, stroke_min)
         for s, d in profiles.delta.items()
     }

@@ -28,6 +28,8 @@ from nsvision.game.board import GameMap, Point, station_name
 
 WORK_LONG_SIDE = 2000
 """Long side (px) of the copy searched for symbols: enough for a map that fills a third of a 12 MP frame."""
+DARK_LEVELS = (0.62, 0.45)
+"""Brightness (relative to the local paper) below which a pixel is ink, for the two ring searches."""
 MIN_STATIONS = 24
 """Fewer matched stations than this is not a map we can trust (it is under half of London's 53)."""
 
@@ -121,11 +123,21 @@ def find_symbol_candidates(image: np.ndarray) -> list[SymbolCandidate]:
     # Local paper level: a wide max-filter ignores thin dark ink, a blur smooths its blocks.
     k = max(15, int(round(max(small.shape) / 60)) | 1)
     paper = cv2.blur(cv2.dilate(small, np.ones((k, k), np.uint8)), (k, k)).astype(np.float32)
-    dark = (small.astype(np.float32) < 0.62 * paper).astype(np.uint8)
+    out: list[SymbolCandidate] = []
+    # Two levels: the lighter one survives blur and weak print, the darker one keeps rings that a
+    # heavy pencil stroke runs into from merging with the stroke.
+    for level in DARK_LEVELS:
+        dark = (small.astype(np.float32) < level * paper).astype(np.uint8)
+        out.extend(_ring_holes(dark, scale))
+    return _keep_outermost(out)
+
+
+def _ring_holes(dark: np.ndarray, scale: float) -> list[SymbolCandidate]:
+    """Holes of a dark-ink mask that are filled ellipses: the light disc inside a ring."""
     contours, hierarchy = cv2.findContours(dark, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is None:
         return []
-    area_max = small.shape[0] * small.shape[1] / 300.0
+    area_max = dark.shape[0] * dark.shape[1] / 300.0
     out: list[SymbolCandidate] = []
     for cnt, (_nxt, _prv, _child, parent) in zip(contours, hierarchy[0], strict=True):
         if parent < 0 or len(cnt) < 8:
@@ -142,7 +154,7 @@ def find_symbol_candidates(image: np.ndarray) -> list[SymbolCandidate]:
         if not 0.8 <= fill <= 1.15 or hull <= 0 or area / hull < 0.9:
             continue
         out.append(SymbolCandidate((cx / scale, cy / scale), float(np.sqrt(a * b)) / scale))
-    return _keep_outermost(out)
+    return out
 
 
 def _keep_outermost(cands: list[SymbolCandidate]) -> list[SymbolCandidate]:
@@ -300,13 +312,21 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
     # other round marks in the picture (windows, text, the score zone) rarely form such a lattice.
     counts = np.zeros(len(pts), dtype=int)
     for i, (p, r) in enumerate(zip(pts, rad, strict=True)):
-        near = [j for j in tree.query_ball_point(p, 6.0 * r) if j != i]
+        near = [j for j in tree.query_ball_point(p, 7.5 * r) if j != i]
         counts[i] = sum(1 for j in near if 0.65 <= rad[j] / r <= 1.55 and np.hypot(*(pts[j] - p)) > 2.0 * r)
     best: tuple[int, int, _LatticeFit, np.ndarray, tuple[int, tuple[int, int], int, int, int]] | None = None
     tried: set[int] = set()
-    for seed in np.argsort(-counts)[:12]:
-        seed = int(seed)
-        if seed in tried or counts[seed] < 3:
+    # A few seeds per size of symbol, so that many small round marks (windows, text) cannot crowd
+    # the stations out of the search.
+    per_size: dict[int, int] = {}
+    seeds: list[int] = []
+    for i in np.argsort(-counts):
+        size = int(round(2 * np.log2(rad[i])))
+        if counts[i] >= 3 and per_size.get(size, 0) < 3:
+            per_size[size] = per_size.get(size, 0) + 1
+            seeds.append(int(i))
+    for seed in seeds[:18]:
+        if seed in tried:
             continue
         similar = np.flatnonzero((rad >= 0.6 * rad[seed]) & (rad <= 1.65 * rad[seed]))
         sub = pts[similar]
