@@ -33,6 +33,8 @@ def write_samples(
     pages: int,
     px_per_unit: float | None,
     dpi: int,
+    megapixels: float | None,
+    blank: bool,
     calibration: Path | None,
 ) -> list[Path]:
     _check_choice("--mode", mode, _CLI_MODES)
@@ -42,8 +44,8 @@ def write_samples(
     if count < 1:
         raise InputError("--count", f"must be at least 1, got {count}")
     cal = load_calibration(calibration)
-    blank = mode == "blank"
-    render_mode = "clean" if blank else mode
+    render_mode = "clean" if mode == "blank" else mode
+    blank = blank or mode == "blank"
     chosen = fmt or ("jpg" if render_mode == "photo" else "png")
     written: list[Path] = []
     for s in range(seed, seed + count):
@@ -59,6 +61,7 @@ def write_samples(
                 pages=pages,
                 dpi=dpi,
                 px_per_unit=px_per_unit,
+                megapixels=megapixels,
             )
         except ValueError as exc:
             raise InputError("nsvision sample", str(exc), "check the options (see nsvision sample --help)") from None
@@ -93,6 +96,11 @@ def sample(
         float | None, typer.Option("--px-per-unit", help="Resolution of clean/blank sheets (default 4).")
     ] = None,
     dpi: Annotated[int, typer.Option("--dpi", min=150, max=600, help="Scan resolution.")] = 300,
+    megapixels: Annotated[
+        float | None,
+        typer.Option("--megapixels", min=0.1, max=50.0, help="Scale the phone frame to this size (default 8–12 MP)."),
+    ] = None,
+    blank: Annotated[bool, typer.Option("--blank", help="Leave the sheet unused (score 0), in any mode.")] = False,
     calibration: Annotated[
         Path | None, typer.Option("--calibration", help="Calibration file (default: the bundled London print).")
     ] = None,
@@ -100,7 +108,20 @@ def sample(
     """Render sheets with known ground truth: the image(s) and an expected.json per sample."""
     paths = guarded(
         lambda: write_samples(
-            out, seed, mode, style, strength, count, violation, fmt, pages, px_per_unit, dpi, calibration
+            out,
+            seed,
+            mode,
+            style,
+            strength,
+            count,
+            violation,
+            fmt,
+            pages,
+            px_per_unit,
+            dpi,
+            megapixels,
+            blank,
+            calibration,
         )
     )
     for p in paths:

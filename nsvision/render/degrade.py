@@ -201,7 +201,7 @@ def _photo_camera(
     fit = min(fw / bw, fh / bh)
     # Sometimes a close-up: the paper's edges may leave the frame, the map may not.
     close_up = rng.random() < 0.1 + 0.3 * strength
-    zoom = fit * (rng.uniform(0.95, 1.2) if close_up else rng.uniform(0.55, 0.92))
+    zoom = fit * (rng.uniform(0.95, 1.2) if close_up else rng.uniform(0.62, 0.95))
     margin = 0.02 * min(fw, fh)
     mw, mh = np.ptp(map_pts, axis=0)
     zoom = min(zoom, (fw - 2 * margin) / mw, (fh - 2 * margin) / mh)
@@ -303,14 +303,17 @@ def _table(rng: np.random.Generator, shape: tuple[int, int]) -> tuple[np.ndarray
         base = np.array(_WOODS[int(rng.integers(0, len(_WOODS)))], np.float32) * rng.uniform(0.85, 1.1)
         plank_w = rng.uniform(0.12, 0.3) * n
         plank = np.floor(yy / plank_w)
-        period = rng.uniform(6, 14)
-        # Growth rings: a slow drift across the board, stretched far along the grain.
-        drift = _smooth_noise(rng, (n, n), (n / 3, period * 3)) * period * 0.8
-        ring = 0.5 + 0.5 * np.sin(2 * np.pi * (yy + drift + plank * 37.0) / period)
-        fibre = _smooth_noise(rng, (n, n), (40, 1.2))
-        tone = rng.uniform(-0.1, 0.1, int(n / plank_w) + 2).astype(np.float32)[plank.astype(np.int32)]
+        period = rng.uniform(5, 16)
+        # Growth rings: a slow drift across the board, stretched far along the grain; their
+        # spacing changes across the board, and each plank is cut from another part of the log.
+        drift = _smooth_noise(rng, (n, n), (n / 3, period * 4)) * period * 1.2
+        spacing = 1 + 0.3 * _smooth_noise(rng, (n, n), (n, n / 4))
+        ring = 0.5 + 0.5 * np.sin(2 * np.pi * (yy * spacing + drift + plank * 37.0) / period)
+        fibre = _smooth_noise(rng, (n, n), (30, 0.8))
+        blotch = _smooth_noise(rng, (n, n), (n / 4, n / 12))
+        tone = rng.uniform(-0.08, 0.08, int(n / plank_w) + 2).astype(np.float32)[plank.astype(np.int32)]
         seam = np.clip(1 - np.abs((yy % plank_w) - 0.5) / 1.2, 0, 1)
-        shade = 1 - 0.22 * ring**3 - 0.04 * fibre + tone - 0.35 * seam
+        shade = 1 - 0.13 * ring**4 - 0.035 * fibre + 0.05 * blotch + tone - 0.3 * seam
         tex = base[None, None, :] * shade[..., None]
         m = cv2.getRotationMatrix2D((n / 2, n / 2), float(rng.uniform(0, 180)), 1.0)
         m[:, 2] += np.array([w / 2 - n / 2, h / 2 - n / 2])
@@ -383,7 +386,7 @@ def photo(
     or a phone frame scaled to ``megapixels`` (the picture is otherwise the same as at full size).
 
     Geometry: any in-plane rotation (most often near a quarter turn, as people line up the
-    phone), a tilt of up to 5° + 30° × strength, slight paper curl, the sheet filling 55–92 %
+    phone), a tilt of up to 5° + 30° × strength, slight paper curl, the sheet filling 62–95 %
     of the frame (sometimes a close-up with the paper edges cut, never the map). Light: a
     gradient and vignette, often a soft hand/phone shadow, a white-balance error (warm tungsten
     likelier with strength). Optics and sensor: defocus or motion blur, sharpening, noise.

@@ -167,7 +167,7 @@ class _Hand:
     passes: tuple[int, int]
     """Fewest and most passes per section."""
     bow: float
-    """Typical sideways bow of a section at its middle."""
+    """Typical sideways bow of a section at its middle, as a fraction of its length."""
     wobble: float
     """Typical amplitude of the slow side-to-side wander."""
     short_ends: float
@@ -189,8 +189,8 @@ class _Hand:
             pressure=float(rng.uniform(0.45, 1.0)),
             width=float(rng.uniform(2.3, 4.2)),
             passes=(int(rng.integers(1, 3)), int(rng.integers(2, 5))),
-            bow=0.2 if ruler else float(rng.uniform(0.4, 2.0)),
-            wobble=0.12 if ruler else float(rng.uniform(0.2, 0.9)),
+            bow=0.001 if ruler else float(rng.uniform(0.003, 0.016)),
+            wobble=0.08 if ruler else float(rng.uniform(0.1, 0.55)),
             short_ends=float(rng.uniform(0.15, 0.75)),
             light_strokes=float(rng.uniform(0.0, 0.2)),
             write_in_colour=bool(rng.random() < 0.5),
@@ -235,6 +235,13 @@ def _grain_tile(ppu: float) -> np.ndarray:
     return tile
 
 
+def _eval_waves(waves: list[tuple[float, float, float]], t: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(t)
+    for amp, wavelength, phase in waves:
+        out += amp * np.sin(2 * np.pi * t / wavelength + phase)
+    return out
+
+
 def _periodic_blur(a: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian blur of a tile that wraps around, so the tile repeats without seams."""
     fy = np.fft.fftfreq(a.shape[0])[:, None]
@@ -268,7 +275,10 @@ class _Pen:
         passes = int(rng.integers(hand.passes[0], hand.passes[1] + 1))
         light = rng.random() < hand.light_strokes
         base = hand.pressure * (0.5 if light else 1.0) * rng.uniform(0.85, 1.1)
-        bow = rng.normal(0, hand.bow)
+        # The hand's motion is shared by every pass over a section: one bow, one slow wander;
+        # the passes differ only a little from each other.
+        bow = rng.normal(0, hand.bow * length)
+        waves = self._waves(hand.wobble, (30, 120))
         strokes = []
         for _ in range(passes):
             e0 = self._end_gap(r)
@@ -278,10 +288,11 @@ class _Pen:
                 continue
             tau = (t - t[0]) / (t[-1] - t[0])
             side = (
-                (bow + rng.normal(0, 0.3)) * np.sin(np.pi * tau)
-                + self._wander(t, hand.wobble)
-                + rng.normal(0, 0.25 * hand.width)
-                + rng.normal(0, 0.35) * (tau - 0.5)
+                bow * rng.uniform(0.8, 1.2) * np.sin(np.pi * tau)
+                + _eval_waves(waves, t)
+                + self._wander(t, 0.12)
+                + rng.normal(0, 0.2 * hand.width)
+                + rng.normal(0, 0.3) * (tau - 0.5)
             )
             path = a + np.outer(t, u) + np.outer(side, n)
             pressure = self._pressure(t, base)
@@ -370,12 +381,20 @@ class _Pen:
             return r * float(self.rng.uniform(1.02, 1.5))
         return r * float(self.rng.uniform(0.15, 0.95))
 
+    def _waves(self, amp: float, wavelengths: tuple[float, float]) -> list[tuple[float, float, float]]:
+        """Three random sine components (amplitude, wavelength, phase) of about ``amp`` in all."""
+        return [
+            (
+                float(self.rng.normal(0, amp / 1.7)),
+                float(self.rng.uniform(*wavelengths)),
+                float(self.rng.uniform(0, 6.3)),
+            )
+            for _ in range(3)
+        ]
+
     def _wander(self, t: np.ndarray, amp: float) -> np.ndarray:
-        out = np.zeros_like(t)
-        for _ in range(3):
-            wavelength = self.rng.uniform(20, 90)
-            out += self.rng.normal(0, amp / 1.7) * np.sin(2 * np.pi * t / wavelength + self.rng.uniform(0, 6.3))
-        return out
+        """A slow random wander of about ``amp`` along ``t`` (units)."""
+        return _eval_waves(self._waves(amp, (20, 90)), t)
 
     def _pressure(self, t: np.ndarray, base: float) -> np.ndarray:
         """Pressure along a stroke (t in units from its start): lands, varies slowly, lifts."""

@@ -10,6 +10,7 @@ the map lies in the picture.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,14 @@ def _save_image(page: Degraded, path: Path, fmt: str) -> int:
     return page.exif_orientation if keep_exif else 1
 
 
+_FLAT_LIST = re.compile(r"\[\s*([^\[\]{}]*?)\s*\]")
+
+
+def _dumps(doc: dict[str, Any]) -> str:
+    """Indented JSON with innermost lists (sections, points, matrix rows) kept on one line."""
+    return _FLAT_LIST.sub(lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", json.dumps(doc, indent=1))
+
+
 def write_sample(sample: Sample, out_dir: Path, fmt: str = "jpg") -> list[Path]:
     """Write the page image(s) and ``expected.json`` into ``out_dir``; returns the written paths.
 
@@ -261,6 +270,6 @@ def write_sample(sample: Sample, out_dir: Path, fmt: str = "jpg") -> list[Path]:
             written.append(path)
     doc = sheets[0] if "sheets" not in sample.expected else {"format": FORMAT, "version": VERSION, "sheets": sheets}
     target = out_dir / "expected.json"
-    target.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    target.write_text(_dumps(doc) + "\n", encoding="utf-8")
     written.append(target)
     return written
