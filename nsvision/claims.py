@@ -23,7 +23,7 @@ import difflib
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePath
 from types import MappingProxyType
@@ -310,6 +310,44 @@ def parse_claims(text: str, source: str = "--claimed") -> Claims:
     if problems:
         raise _fail(source, problems, CLAIM_SYNTAX)
     return claims
+
+
+def claims_from_score_boxes(
+    written: Mapping[str, int], game_map: GameMap | None = None, *, player: str | None = None
+) -> Claims:
+    """The claim made by numbers written in the sheet's score boxes, keyed by the calibration's box
+    names (``purple_line_total``, ``tourist_points``, ``interchanges_<points>``, ``objective_1``,
+    ``total``; the per-line detail boxes are not part of a claim). A box left out is not claimed.
+
+    Raises ``ClaimError`` for a box name the score zone does not have.
+    """
+    if game_map is None:
+        from nsvision.calibration import load_calibration  # the game layer does not load files by default
+
+        game_map = load_calibration().map
+    # The interchange boxes are named by their points (x2, x5, x9), the claim counts them by lines.
+    kind_of_points = {points: lines for lines, points in game_map.interchange_points.items()}
+    pairs: list[tuple[str, str, str]] = []
+    problems: list[str] = []
+    for box, value in written.items():
+        token = f"{box}={value}"
+        colour, _, part = box.partition("_")
+        if colour in LINE_COLOURS and part in ("districts", "max_stations", "thames"):
+            continue
+        if colour in LINE_COLOURS and part == "line_total":
+            pairs.append((colour, str(value), token))
+        elif box == "tourist_points":
+            pairs.append(("tourist", str(value), token))
+        elif colour == "interchanges" and part.isdigit() and int(part) in kind_of_points:
+            pairs.append((f"interchanges_{kind_of_points[int(part)]}", str(value), token))
+        elif box in ("total", *(f"objective_{i + 1}" for i in range(OBJECTIVE_BOXES))):
+            pairs.append((box, str(value), token))
+        else:
+            problems.append(f"no score box is called {box!r}")
+    claims = _assemble(pairs, problems)
+    if problems:
+        raise _fail("score boxes", problems, "use the box names of the calibration's score_boxes")
+    return replace(claims, player=player)
 
 
 def _sniff_delimiter(header: str) -> str:
