@@ -1,0 +1,142 @@
+"""`nsvision score` through the CLI: exit codes, messages and the JSON contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from nsvision.cli import app
+from nsvision.errors import ExitCode
+
+runner = CliRunner()
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def _run(*args: str):
+    return runner.invoke(app, ["score", *args])
+
+
+def test_network_json_legal(tmp_path: Path) -> None:
+    f = tmp_path / "net.json"
+    f.write_text(json.dumps({"lines": {"blue": [["5,7", "5,4"]], "green": ["3,2-3,1"]}}))
+    res = _run(str(f), "--json")
+    assert res.exit_code == ExitCode.OK, res.output
+    out = json.loads(res.stdout)
+    assert out["total"] == sum(line["score"] for line in out["lines"].values()) + out["score"]["tourist_points"] + out[
+        "score"
+    ]["interchanges"]["points"]
+    assert out["needs_review"] is False
+    assert out["violations"] == []
+    assert out["lines"]["blue"]["sections"] == [["5,4", "5,7"]]
+
+
+def test_network_json_rule_broken(tmp_path: Path) -> None:
+    f = tmp_path / "net.json"
+    # A blue line that does not start at blue's departure station (5,7).
+    f.write_text(json.dumps({"lines": {"blue": [["6,2", "3,2"]]}}))
+    res = _run(str(f))
+    assert res.exit_code == ExitCode.RULES_BROKEN, res.output
+    assert "rule broken" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"", "empty"),
+        (b"{not json", "not valid JSON"),
+        (b'{"lines": {"blue": [["5,7", "12,4"]]}}', "12,4"),
+        (b'{"lines": {"orange": []}}', "orange"),
+    ],
+)
+def test_bad_network_files(tmp_path: Path, content: bytes, needle: str) -> None:
+    f = tmp_path / "bad.json"
+    f.write_bytes(content)
+    res = _run(str(f))
+    assert res.exit_code == ExitCode.BAD_INPUT
+    assert str(f) in res.stderr and needle in res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    res = _run(str(tmp_path / "nope.jpg"))
+    assert res.exit_code == ExitCode.BAD_INPUT
+    assert "nope.jpg" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("empty.jpg", b""), ("text.jpg", b"hello, this is not a picture\n" * 20), ("random.png", bytes(range(256)) * 40)],
+)
+def test_unreadable_pictures(tmp_path: Path, name: str, content: bytes) -> None:
+    f = tmp_path / name
+    f.write_bytes(content)
+    res = _run(str(f))
+    assert res.exit_code == ExitCode.BAD_INPUT, res.output
+    assert name in res.stderr
+
+
+def test_truncated_jpeg(tmp_path: Path) -> None:
+    img = np.full((800, 600, 3), 200, np.uint8)
+    ok, buf = cv2.imencode(".jpg", img)
+    assert ok
+    f = tmp_path / "cut.jpg"
+    f.write_bytes(buf.tobytes()[: len(buf) // 2])
+    res = _run(str(f))
+    assert res.exit_code == ExitCode.BAD_INPUT
+    assert "cut.jpg" in res.stderr
+
+
+def test_picture_with_no_map(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    img = cv2.GaussianBlur(rng.integers(0, 255, (900, 1200, 3), dtype=np.uint8), (0, 0), 2)
+    f = tmp_path / "table.png"
+    cv2.imwrite(str(f), img)
+    res = _run(str(f), "--json")
+    assert res.exit_code == ExitCode.NO_MAP
+    assert "no Map of London found in" in res.stdout + res.stderr
+
+
+def test_unknown_objective_is_bad_input(tmp_path: Path) -> None:
+    f = tmp_path / "net.json"
+    f.write_text('{"lines": {}}')
+    res = _run(str(f), "--objective", "win_everything")
+    assert res.exit_code == ExitCode.BAD_INPUT
+    assert "win_everything" in res.stderr
+
+
+@pytest.mark.skipif(not (SAMPLES / "pdf-two-sheets").exists(), reason="samples not generated")
+def test_two_page_pdf_prints_sheets_in_page_order(tmp_path: Path) -> None:
+    folder = SAMPLES / "pdf-two-sheets"
+    expected = json.loads((folder / "expected.json").read_text())
+    pdf = next(folder.glob("*.pdf"))
+    overlay = tmp_path / "ov.png"
+    res = _run(str(pdf), "--json", "--overlay", str(overlay))
+    assert res.exit_code in (ExitCode.OK, ExitCode.RULES_BROKEN), res.output
+    out = json.loads(res.stdout)
+    assert [s["page"] for s in out["sheets"]] == [1, 2]
+    assert [s["total"] for s in out["sheets"]] == [s["total"] for s in expected["sheets"]]
+    assert (tmp_path / "ov-p1.png").exists() and (tmp_path / "ov-p2.png").exists()
+
+
+@pytest.mark.skipif(not (SAMPLES / "photo-ordinary").exists(), reason="samples not generated")
+def test_photo_json_contract_and_overlay(tmp_path: Path) -> None:
+    folder = SAMPLES / "photo-ordinary"
+    expected = json.loads((folder / "expected.json").read_text())
+    image = folder / expected["image"]
+    overlay = tmp_path / "overlay.png"
+    debug = tmp_path / "debug"
+    res = _run(str(image), "--json", "--overlay", str(overlay), "--debug-dir", str(debug))
+    out = json.loads(res.stdout)
+    assert isinstance(out["total"], int) and out["total"] == expected["total"]
+    assert isinstance(out["needs_review"], bool)
+    assert set(out["lines"]) == {"purple", "blue", "pink", "green"}
+    assert isinstance(out["violations"], list)
+    assert out["registration"]["stations_found"] >= 40
+    assert all(0.0 <= s["confidence"] <= 1.0 for s in out["sections"])
+    assert cv2.imread(str(overlay)) is not None
+    assert len(list(debug.glob("p1-*.png"))) == 3
