@@ -234,7 +234,11 @@ def _assemble(pairs: Iterable[tuple[str, str, str]], problems: list[str]) -> Cla
 
     for key, raw, token in pairs:
         if key == "player":
-            player = raw.strip() or None
+            # Single quotes survive a shell's double-quoted argument: player='Ann Lee' means Ann Lee.
+            name = raw.strip()
+            if len(name) >= 2 and name[0] == name[-1] == "'":
+                name = name[1:-1].strip()
+            player = name or None
         elif key in _LIST_KEYS:
             targets = _LIST_KEYS[key]
             items = raw.split(",")
@@ -626,7 +630,7 @@ def _stations_on(card: ScoreCard, n: int) -> str:
 
 def _explain_interchanges(claimed: int, read: int, n: int, card: ScoreCard) -> str:
     word = _COUNT_WORD[n]
-    has = f"the sheet has {read}: {_stations_on(card, n)}" if read else "the sheet has none"
+    has = f"the sheet has {read}: {_stations_on(card, n)}" if read else "the sheet has 0"
     others = [
         f"on {k} lines: {_stations_on(card, k)}"
         for k in INTERCHANGE_KINDS

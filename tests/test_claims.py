@@ -94,7 +94,7 @@ def right_value_text(name: str, card: ScoreCard) -> list[str]:
         n = int(name[-1])
         read = {2: card.interchanges.two, 3: card.interchanges.three, 4: card.interchanges.four}[n]
         stations = [f"{s} ({', '.join(cs)})" for s, cs in card.interchanges.stations if len(cs) == n]
-        return [f"{WORD[n]}-line interchange", f"the sheet has {read}" if read else "the sheet has none", *stations]
+        return [f"{WORD[n]}-line interchange", f"the sheet has {read}", *stations]
     if name.startswith("objective_"):
         obj = card.objectives[int(name[-1]) - 1]
         return [f"objective {name[-1]}", obj.description, f"→ {obj.points}"]
@@ -300,6 +300,7 @@ RULEBOOK = Claims(lines=dict(zip(LINE_COLOURS, (20, 16, 29, 22), strict=True)), 
         ("objectives=0,10 total=-3", Claims(objectives=(0, 10), total=-3)),
         ("objective_2=+10", Claims(objectives=(None, 10))),
         ('total=119 player="Ann O\'Neil"', Claims(total=119, player="Ann O'Neil")),
+        ("total=119 player='Ann'", Claims(total=119, player="Ann")),
         ("blue=16 lines=-,16,-,-", Claims(lines={"blue": 16})),
         ("tourist=0", Claims(tourist=0)),
     ],
