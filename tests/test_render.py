@@ -289,6 +289,31 @@ def test_sample_ground_truth_round_trips_through_the_game_core(calibration: Cali
     assert empty.expected["total"] == 0 and empty.expected["marks"]["written"] == {}
 
 
+def test_advanced_samples_circle_stations_and_play_objectives(calibration: Calibration) -> None:
+    plain = make_sample(calibration, 9, mode="clean", px_per_unit=2.0)
+    sample = make_sample(calibration, 9, mode="clean", px_per_unit=2.0, advanced=True)
+    e = sample.expected
+    net = network_from_dict(e["network"])
+    assert len(net.options.objectives) == 2 and net.options.doubled_stations
+    assert check_network(net, calibration.map) == ()
+    assert score_network(net, calibration.map).to_dict() == e["score"]
+    assert e["marks"]["circled_stations"] == e["network"]["doubled_stations"]
+    met = [i + 1 for i, o in enumerate(e["score"]["objectives"]) if o["met"]]
+    assert e["marks"]["objectives_ticked"] == met
+    # A pencil ring around each circled station, outside its printed symbol.
+    sheet, before = sample.pages[0], plain.pages[0]
+    diff = np.abs(sheet.image.astype(int) - before.image.astype(int)).sum(axis=2)
+    for point in net.options.doubled_stations.values():
+        cx, cy = sheet.stations_px[f"{point[0]},{point[1]}"]
+        r = calibration.sheet.station_radius * 2.0
+        ang = np.linspace(0, 2 * np.pi, 72, endpoint=False)
+        radii = np.linspace(1.25, 1.9, 14)
+        ring = np.array(
+            [max(diff[round(cy + k * r * np.sin(a)), round(cx + k * r * np.cos(a))] for k in radii) for a in ang]
+        )
+        assert np.mean(ring > 30) > 0.6, f"no pencil circle around {point}"
+
+
 def test_samples_are_deterministic_per_seed(calibration: Calibration) -> None:
     a = make_sample(calibration, 13, mode="scan", dpi=150, strength=0.7)
     b = make_sample(calibration, 13, mode="scan", dpi=150, strength=0.7)

@@ -33,8 +33,10 @@ def write_samples(
     pages: int,
     px_per_unit: float | None,
     dpi: int,
+    *,
     megapixels: float | None,
     blank: bool,
+    advanced: bool,
     calibration: Path | None,
 ) -> list[Path]:
     _check_choice("--mode", mode, _CLI_MODES)
@@ -62,6 +64,7 @@ def write_samples(
                 dpi=dpi,
                 px_per_unit=px_per_unit,
                 megapixels=megapixels,
+                advanced=advanced,
             )
         except ValueError as exc:
             raise InputError("nsvision sample", str(exc), "check the options (see nsvision sample --help)") from None
@@ -101,6 +104,9 @@ def sample(
         typer.Option("--megapixels", min=0.1, max=50.0, help="Scale the phone frame to this size (default 8–12 MP)."),
     ] = None,
     blank: Annotated[bool, typer.Option("--blank", help="Leave the sheet unused (score 0), in any mode.")] = False,
+    advanced: Annotated[
+        bool, typer.Option("--advanced", help="Play two shared objectives and circle stations (pencil power).")
+    ] = False,
     calibration: Annotated[
         Path | None, typer.Option("--calibration", help="Calibration file (default: the bundled London print).")
     ] = None,
@@ -119,9 +125,10 @@ def sample(
             pages,
             px_per_unit,
             dpi,
-            megapixels,
-            blank,
-            calibration,
+            megapixels=megapixels,
+            blank=blank,
+            advanced=advanced,
+            calibration=calibration,
         )
     )
     for p in paths:

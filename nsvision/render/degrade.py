@@ -244,7 +244,8 @@ def photo_px_per_unit(
 def _sheet_lookup(
     cam: _Camera, sheet: RenderedSheet, calibration: Calibration
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every output pixel, the sheet-image pixel that lands there (maps for ``cv2.remap``) and the lift."""
+    """For every output pixel, the sheet-image pixel that lands there (maps for ``cv2.remap``), and the
+    paper's lift in mm on the coarse grid (``_GRID_STEP`` px per cell)."""
     fw, fh = cam.frame
     nx, ny = fw // _GRID_STEP, fh // _GRID_STEP
     # Sample where cv2.resize(INTER_LINEAR) puts its source pixels, so the upsampled map is exact there.
@@ -269,7 +270,7 @@ def _sheet_lookup(
     def up(a: np.ndarray) -> np.ndarray:
         return cv2.resize(a.reshape(ny, nx).astype(np.float32), (fw, fh), interpolation=cv2.INTER_LINEAR)
 
-    return up(sx), up(sy), up(lift)
+    return up(sx), up(sy), lift.reshape(ny, nx).astype(np.float32)
 
 
 def _fit_homography(cam: _Camera, calibration: Calibration) -> np.ndarray:
@@ -429,7 +430,7 @@ def photo(
     rel = ((xx - fw / 2) * d[0] + (yy - fh / 2) * d[1]) / max(fw, fh)
     vig = ((xx - fw / 2) ** 2 + (yy - fh / 2) ** 2) / (0.25 * (fw**2 + fh**2))
     light = (1 + grad_amp * 2 * rel) * (1 - rng.uniform(0.05, 0.25) * vig)
-    lift_small = cv2.resize(lift, (qw, qh), interpolation=cv2.INTER_AREA)
+    lift_small = cv2.resize(lift, (qw, qh), interpolation=cv2.INTER_LINEAR)
     gy, gx = np.gradient(lift_small)
     light *= 1 + np.clip((gx * d[0] + gy * d[1]) * 40 / q, -0.12, 0.12)
     shadow = np.zeros_like(light)
@@ -449,7 +450,13 @@ def photo(
     gains = gains / gains.max() * rng.uniform(1.0, 1.08)
     # Shadows are lit by the bluer sky light, so they darken red most.
     shadow_tint = (1.1, 1.0, 0.85)
-    gain3 = cv2.merge([light * g * (1 - shadow * t) for g, t in zip(gains, shadow_tint, strict=True)])
+    # Chroma noise is coarse blotches: it rides on the smooth gain map, at a fraction of the cost.
+    sigma_c = float(rng.uniform(0.5, 1.0 + 3.0 * strength))
+    noise_rng = np.random.default_rng([seed, 0xF071])
+    blotch = noise_rng.standard_normal((3, qh, qw), dtype=np.float32) * sigma_c / 200
+    gain3 = cv2.merge(
+        [light * g * (1 - shadow * t) * (1 + b) for g, t, b in zip(gains, shadow_tint, blotch, strict=True)]
+    )
     gain3 = cv2.resize(gain3, (fw, fh), interpolation=cv2.INTER_LINEAR)
     img = cv2.multiply(img, gain3, dtype=cv2.CV_8U)
     del gain3
@@ -470,14 +477,9 @@ def photo(
     sigma_l = float(rng.uniform(0.8, 1.5 + 4.0 * strength))
     grey = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
     shot = cv2.LUT(grey, np.clip(0.5 + 0.5 * np.sqrt(np.arange(256) / 255), 0, 1).astype(np.float32).reshape(1, 256))
-    noise_rng = np.random.default_rng([seed, 0xF071])
     lum = noise_rng.standard_normal((fh, fw), dtype=np.float32) * sigma_l * shot.astype(np.float32)
-    sigma_c = float(rng.uniform(0.5, 1.0 + 3.0 * strength))
-    chroma = cv2.resize(noise_rng.standard_normal((fh // 4, fw // 4, 3), dtype=np.float32) * sigma_c, (fw, fh))
-    noise = cv2.add(chroma, cv2.merge([lum, lum, lum]))
-    del chroma, lum
-    out = cv2.add(img, noise, dtype=cv2.CV_8U)
-    del noise, img
+    out = cv2.merge([cv2.add(ch, lum, dtype=cv2.CV_8U) for ch in cv2.split(img)])
+    del lum, img
     names, pts = _station_units(calibration)
     stations = cam.project(pts)
     quality = int(np.clip(round(95 - 30 * strength + rng.normal(0, 4)), 60, 95))

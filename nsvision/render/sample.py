@@ -13,14 +13,16 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from nsvision.calibration import Calibration
+from nsvision.game.board import LINE_COLOURS
 from nsvision.game.inject import inject_violation
-from nsvision.game.network import Network
+from nsvision.game.network import OBJECTIVES, GameOptions, Network
 from nsvision.game.rules import VIOLATION_CODES, check_network
 from nsvision.game.scoring import score_network
 from nsvision.game.simulate import simulate_game
@@ -54,17 +56,35 @@ class Sample:
     expected: dict[str, Any]
 
 
-def _network(calibration: Calibration, seed: int, violation: str | None, blank: bool) -> Network:
+def _with_advanced_modules(network: Network, seed: int) -> Network:
+    """Two shared objectives in play and a station circled with the double-station power on 1–2 lines."""
+    rng = np.random.default_rng([seed, 0xADF])
+    objectives = tuple(str(k) for k in rng.choice(sorted(OBJECTIVES), size=2, replace=False))
+    drawn = [c for c in LINE_COLOURS if network.sections(c)]
+    chosen = [
+        drawn[int(i)] for i in rng.choice(len(drawn), size=min(len(drawn), int(rng.integers(1, 3))), replace=False)
+    ]
+    doubled = {c: sorted(network.stations(c))[int(rng.integers(0, len(network.stations(c))))] for c in chosen}
+    options = GameOptions(
+        objectives=objectives,
+        powers=MappingProxyType(dict.fromkeys(doubled, "double_station")),
+        doubled_stations=MappingProxyType(doubled),
+    )
+    return Network(network.lines, options)
+
+
+def _network(calibration: Calibration, seed: int, violation: str | None, blank: bool, advanced: bool) -> Network:
     if blank:
         return Network.build()
     game = simulate_game(calibration.map, seed)
     if violation is None:
-        return game.network
+        return _with_advanced_modules(game.network, seed) if advanced else game.network
     # A few simulated games cannot be edited into every violation; the next games of the seed can.
     for attempt in range(_INJECT_TRIES):
         base = game.network if attempt == 0 else simulate_game(calibration.map, seed * 31 + attempt).network
         try:
-            return inject_violation(base, violation, calibration.map, seed)
+            broken = inject_violation(base, violation, calibration.map, seed)
+            return _with_advanced_modules(broken, seed) if advanced else broken
         except ValueError:
             continue
     raise ValueError(f"cannot make a sheet of seed {seed} break {violation!r}")
@@ -82,8 +102,9 @@ def _render_page(
     px_per_unit: float | None,
     frame: tuple[int, int] | None,
     megapixels: float | None,
+    advanced: bool,
 ) -> tuple[Degraded, dict[str, Any]]:
-    network = _network(calibration, seed, violation, blank)
+    network = _network(calibration, seed, violation, blank, advanced)
     card = score_network(network, calibration.map)
     violations = check_network(network, calibration.map)
     marks = marks_from_card(card, network)
@@ -136,13 +157,16 @@ def make_sample(
     px_per_unit: float | None = None,
     frame: tuple[int, int] | None = None,
     megapixels: float | None = None,
+    advanced: bool = False,
 ) -> Sample:
     """Render ``pages`` sheets (page ``i`` from seed ``seed + i * 100003``) and their ground truth.
 
     ``mode`` is ``photo``, ``scan`` (at ``dpi``) or ``clean`` (at ``px_per_unit``, default 4);
     ``violation`` a key of ``VIOLATION_CODES`` to break on purpose; ``blank`` leaves the sheet
     empty (score 0). ``frame`` fixes a photo's displayed size (width, height) in px;
-    ``megapixels`` scales the phone frame instead (same picture, smaller file).
+    ``megapixels`` scales the phone frame instead (same picture, smaller file). ``advanced``
+    plays two shared objectives (ticked when met) and circles a station with the double-station
+    pencil power on one or two lines.
     Raises ``ValueError`` naming the bad argument.
     """
     if mode not in MODES:
@@ -170,6 +194,7 @@ def make_sample(
             px_per_unit,
             frame,
             megapixels,
+            advanced,
         )
         for i in range(pages)
     ]
