@@ -22,11 +22,12 @@ from nsvision.claims import (
     verify_claims,
 )
 from nsvision.cli.app import app, err_console, guarded, out_console
-from nsvision.cli.cmd_score import CalibrationOpt, ObjectiveOpt, read_any
+from nsvision.cli.cmd_score import CalibrationOpt, ObjectiveOpt, is_network_file, read_any
 from nsvision.errors import ClaimError, ExitCode
 from nsvision.game.board import GameMap
 from nsvision.pipeline import SheetFailure, SheetReport, SheetResult
 from nsvision.report import render_result
+from nsvision.vision.load import page_count
 
 _SEVERITY = (ExitCode.INTERNAL, ExitCode.BAD_INPUT, ExitCode.NO_MAP, ExitCode.NEEDS_REVIEW, ExitCode.RULES_BROKEN)
 """Most serious first, as in ``pipeline.overall_exit_code``."""
@@ -136,9 +137,10 @@ def render_verification(sheet: VerifiedSheet, console: Console) -> None:
         )
     report = sheet.result
     if isinstance(report, SheetReport) and report.needs_review and v.depends_on_doubt:
+        verdict = "agree" if v.all_match else "disagree"
         console.print(
-            "[yellow]the comparison depends on sections read with doubt (listed above): look at them on the sheet "
-            "before telling the player they are wrong[/]"
+            f"[yellow]the numbers {verdict}, but the comparison depends on sections read with doubt (listed above): "
+            "look at them on the sheet before trusting it[/]"
         )
 
 
@@ -188,6 +190,11 @@ def verify(
     review, 4 malformed claims or unreadable input (or no CSV row for a sheet), 5 no map found.
     """
     single, rows = guarded(lambda: _load_claims(claimed, claims_csv))
+    if single is not None and file.exists() and not is_network_file(file):
+        # Refuse before the slow reading of every page.
+        pages = guarded(lambda: page_count(file))
+        if pages > 1:
+            guarded(lambda: _refuse_one_claim_for_many(file, pages))
     results = guarded(lambda: read_any(file, calibration, objective, solo))
     if single is not None and len(results) > 1:
         guarded(lambda: _refuse_one_claim_for_many(file, len(results)))
