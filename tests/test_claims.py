@@ -513,3 +513,8 @@ def test_verification_json(rulebook_game: Network, game_map: GameMap) -> None:
         "depends_on": [],
     }
     assert data["arithmetic"] is None
+
+
+def test_csv_list_columns(tmp_path: Path) -> None:
+    (row,) = read_claims_csv(_csv(tmp_path, 'file,lines,interchanges,objectives\na.jpg,"20,16,29,22","9,-,0",10\n'))
+    assert row.claims == Claims(lines=RULEBOOK.lines, interchanges=(9, None, 0), objectives=(10,))

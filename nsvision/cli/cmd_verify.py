@@ -186,8 +186,7 @@ def verify(
 ) -> None:
     """Check the totals a player claims against what the sheet shows, and explain every difference.
 
-    Exit code: 0 everything matches, 1 a claim differs or a rule is broken, 3 the reading needs
-    review, 4 malformed claims or unreadable input (or no CSV row for a sheet), 5 no map found.
+    Exit code: 0 all match, 1 a claim differs or a rule is broken, 3 needs review, 4 bad claims or input, 5 no map.
     """
     single, rows = guarded(lambda: _load_claims(claimed, claims_csv))
     if single is not None and file.exists() and not is_network_file(file):
