@@ -24,7 +24,7 @@ def _sample_dirs() -> list[Path]:
 
 
 def _sheets(expected: dict) -> list[dict]:
-    return expected["sheets"] if "sheets" in expected else [expected]
+    return expected.get("sheets", [expected])
 
 
 def _read_sections(report: SheetReport) -> dict[str, set[tuple[str, str]]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -40,6 +40,12 @@ PENCIL_RGB: dict[Colour, tuple[int, int, int]] = {
 
 STROKE_MIN = 0.07
 """Chroma density below which a sample is paper (OD noise of a phone JPEG is about 0.03)."""
+END_GAP = 0.1
+"""Lattice units beyond a symbol's printed radius left unmeasured: a blurred ring's halo is blue-grey."""
+DISC_EXTRA = 0.08
+"""Extra lattice units left unmeasured next to a departure station's coloured disc."""
+OUTSIDE_RIVER_MIN = 8
+"""Samples outside the Thames zone that suffice to judge a section without the zone's samples."""
 NOISE_FACTOR = 2.5
 """Pencil must be this many times denser in colour than what a typical undrawn section shows."""
 HUE_MIN_COS = 0.8
@@ -98,9 +104,9 @@ def straighten(image: np.ndarray, registration: Registration, game_map: GameMap)
     fine = _resample_grid(coarse, step, size_x, size_y)
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     dark, river = print_masks(canon, game_map, ppp)
-    density = stroke_density(canon, ppp)
+    density = remove_symbol_halos(stroke_density(canon, ppp), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
-    return Straightened(canon, density, dark | banks, river, ppp, MARGIN)
+    return Straightened(canon, density, dark | banks | district_borders(game_map, ppp, canon.shape), river, ppp, MARGIN)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -150,39 +156,100 @@ def print_masks(image: np.ndarray, game_map: GameMap, px_per_pitch: int) -> tupl
     return dark.astype(bool), river.astype(bool)
 
 
-BANK_PARALLEL = 0.85
-"""|cos| between a thin mark's direction and the river's above which, near the river, it is a bank."""
+HALO_REACH = 0.5
+"""Lattice units around a station whose radially symmetric print (ring, its blurred halo) is removed."""
+
+
+def remove_symbol_halos(density: np.ndarray, game_map: GameMap, px_per_pitch: int) -> np.ndarray:
+    """Subtract each station's own radial print profile from the thin-mark density around it.
+
+    A ring, blurred by the lens and the JPEG, leaves a blue-grey halo beyond its printed radius
+    that looks like a little pencil on every section's ends. Around each station, the median
+    over angles at each radius is what the print looks like (a pencil stroke covers only a few
+    angles), so subtracting it leaves the strokes.
+    """
+    out = density.copy()
+    reach = int(HALO_REACH * px_per_pitch)
+    radii = np.arange(0, reach + 1, dtype=np.float32)
+    angles = np.linspace(0, 2 * np.pi, 48, endpoint=False, dtype=np.float32)
+    yy, xx = np.mgrid[-reach : reach + 1, -reach : reach + 1].astype(np.float32)
+    rr = np.sqrt(xx * xx + yy * yy)
+    inside = rr <= reach
+    h, w = density.shape[:2]
+    for x, y in game_map.by_point:
+        cx, cy = (x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch
+        px = cx + radii[:, None] * np.cos(angles)[None, :]
+        py = cy + radii[:, None] * np.sin(angles)[None, :]
+        ring = _sample(density, px.ravel(), py.ravel()).reshape(len(radii), len(angles), -1)
+        profile = np.median(ring, axis=1)  # (R, 3)
+        x0, y0 = round(cx) - reach, round(cy) - reach
+        if x0 < 0 or y0 < 0 or x0 + 2 * reach + 1 > w or y0 + 2 * reach + 1 > h:
+            continue
+        idx = np.clip(np.round(rr).astype(int), 0, reach)
+        patch = out[y0 : y0 + 2 * reach + 1, x0 : x0 + 2 * reach + 1]
+        patch[inside] -= profile[idx[inside]]
+    return out
+
+
+BORDER_HALF_WIDTH = 2
+"""Pixels either side of a district border not measured: pencil over the printed border mixes colours."""
+
+
+def district_borders(game_map: GameMap, px_per_pitch: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The district borders (map data: half-way between lattice rows and columns) in the canonical frame."""
+    mask = np.zeros(shape[:2], np.uint8)
+    for d in game_map.districts:
+        x0, y0, x1, y1 = d.box
+        p0 = (round((x0 - 0.5 + MARGIN) * px_per_pitch), round((y0 - 0.5 + MARGIN) * px_per_pitch))
+        p1 = (round((x1 + 0.5 + MARGIN) * px_per_pitch), round((y1 + 0.5 + MARGIN) * px_per_pitch))
+        cv2.rectangle(mask, p0, p1, 1, 2 * BORDER_HALF_WIDTH + 1)
+    return mask.astype(bool)
+
+
+BANK_HALF_WIDTH = 1.5
+"""Pixels either side of a found bank line that are masked (canonical resolution)."""
 
 
 def river_banks(density: np.ndarray, game_map: GameMap, px_per_pitch: int, river: np.ndarray) -> np.ndarray:
-    """Thin marks along the Thames that run parallel to it: its printed banks, whatever their colour.
+    """Thin lines that run alongside the Thames at a fixed distance: its printed banks, if the print has any.
 
-    A pencil section crosses the river at 45° or more (a section parallel to it never crosses it),
-    so orientation separates the two where colour cannot.
+    The mean cross-profile of thin-mark density along the whole river is flat except at the banks
+    (pencil strokes cross it at random places and average out); masking only those two thin
+    curves keeps every pencil stroke that crosses the river.
     """
-    mag = np.linalg.norm(_chroma(np.clip(density, 0.0, None)), axis=2) + np.clip(density, 0, None).min(axis=2)
-    mag = cv2.GaussianBlur(mag.astype(np.float32), (0, 0), 1.0)
-    gx = cv2.Sobel(mag, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(mag, cv2.CV_32F, 0, 1, ksize=3)
-    jxx = cv2.GaussianBlur(gx * gx, (0, 0), 2.0)
-    jxy = cv2.GaussianBlur(gx * gy, (0, 0), 2.0)
-    jyy = cv2.GaussianBlur(gy * gy, (0, 0), 2.0)
-    # Dominant gradient angle; a line runs perpendicular to it.
-    grad_angle = 0.5 * np.arctan2(2 * jxy, jxx - jyy)
-    line_dir = np.stack([-np.sin(grad_angle), np.cos(grad_angle)], axis=2)
-    river_dir = np.zeros(density.shape[:2] + (2,), np.float32)
-    pts = [((x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch) for x, y in game_map.thames]
-    width = round(2 * THAMES_HALF_WIDTH * px_per_pitch)
-    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
-        d = np.array([x1 - x0, y1 - y0], np.float32)
-        d /= float(np.linalg.norm(d))
-        for k in range(2):
-            layer = np.ascontiguousarray(river_dir[..., k])
-            cv2.line(layer, (round(x0), round(y0)), (round(x1), round(y1)), float(d[k]), width)
-            river_dir[..., k] = layer
-    parallel = np.abs((line_dir * river_dir).sum(axis=2)) > BANK_PARALLEL
-    banks = (river & parallel & (mag > STROKE_MIN)).astype(np.uint8)
-    return cv2.dilate(banks, np.ones((3, 3), np.uint8)).astype(bool)
+    mag = np.linalg.norm(np.clip(density, 0.0, None), axis=2).astype(np.float32)
+    pts = np.array([((x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch) for x, y in game_map.thames])
+    offsets = np.arange(-THAMES_HALF_WIDTH * px_per_pitch, THAMES_HALF_WIDTH * px_per_pitch + 0.01, 0.5)
+    profiles = []
+    for p0, p1 in itertools.pairwise(pts):
+        d = p1 - p0
+        length = float(np.linalg.norm(d))
+        d /= length
+        n = np.array([-d[1], d[0]])
+        along = np.arange(6.0, length - 6.0, 2.0)
+        if len(along) == 0:
+            continue
+        base = p0 + along[:, None] * d
+        xy = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
+        vals = _sample(mag[..., None], xy[..., 0].ravel(), xy[..., 1].ravel())[:, 0].reshape(len(along), len(offsets))
+        profiles.append(vals)
+    banks = np.zeros(density.shape[:2], np.uint8)
+    if not profiles:
+        return banks.astype(bool)
+    profile = np.median(np.concatenate(profiles), axis=0)
+    floor = float(np.median(profile))
+    peaks = [
+        float(offsets[i])
+        for i in range(1, len(profile) - 1)
+        if profile[i] >= profile[i - 1] and profile[i] >= profile[i + 1] and profile[i] > max(STROKE_MIN, 3 * floor)
+    ]
+    for off in peaks:
+        for p0, p1 in itertools.pairwise(pts):
+            d = (p1 - p0) / float(np.linalg.norm(p1 - p0))
+            n = np.array([-d[1], d[0]])
+            a, b = p0 + off * n, p1 + off * n
+            cv2.line(banks, (round(a[0]), round(a[1])), (round(b[0]), round(b[1])), 1, round(2 * BANK_HALF_WIDTH) + 1)
+    return (banks.astype(bool)) & river
 
 
 BRIGHTER = -0.1
@@ -200,7 +267,9 @@ def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     """
     k = max(5, round(px_per_pitch * 0.31) | 1)
     background = cv2.medianBlur(image, k).astype(np.float32) + 4.0
-    img = image.astype(np.float32) + 4.0
+    # A 3 x 3 median erases one-pixel lines (the printed guides) but keeps a pencil stroke,
+    # which is two to four pixels wide at this resolution.
+    img = cv2.medianBlur(image, 3).astype(np.float32) + 4.0
     return -np.log(np.clip(img / background, 0.02, 8.0)).astype(np.float32)
 
 
@@ -218,7 +287,9 @@ class SegmentEvidence:
     strength: float
     """Mean chroma density of the marked positions (OD units)."""
     chroma: tuple[float, float, float]
-    """Unit vector: the mean colour (chroma density, R G B) of the marked positions; zero when none."""
+    """Unit vector: the median colour (chroma density, R G B) of the marked positions; zero when none."""
+    over_river: float = 0.0
+    """Share of the measured positions that lie over the Thames, where colours are less certain."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -228,6 +299,7 @@ class SegmentEvidence:
             "run": round(self.run, 3),
             "strength": round(self.strength, 3),
             "chroma": [round(v, 3) for v in self.chroma],
+            "over_river": round(self.over_river, 3),
         }
 
 
@@ -253,8 +325,10 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         length = float(np.linalg.norm(b - a))
         d = (b - a) / length
         n = np.array([-d[1], d[0]])
-        gap = end_gap * ppp
-        t = np.arange(gap, length - gap, 1.0)
+        # A departure station is a disc of printed pencil colour: its blurred edge must not count.
+        gap_a = (end_gap + (DISC_EXTRA if game_map.station(s.a).departure else 0.0)) * ppp
+        gap_b = (end_gap + (DISC_EXTRA if game_map.station(s.b).departure else 0.0)) * ppp
+        t = np.arange(gap_a, length - gap_b, 1.0)
         if len(t) < 4:
             t = np.linspace(length * 0.4, length * 0.6, 4)
         base = a + t[:, None] * d
@@ -361,7 +435,8 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
     inked = (mag >= stroke_min) & pencil_like
     if not inked.any():
         return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
-    mean = delta[inked].mean(axis=0)
+    # The median resists a neighbouring line's stroke that runs on past a shared station into this one.
+    mean = np.median(delta[inked], axis=0)
     unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
     return SegmentEvidence(
         s,
@@ -377,12 +452,19 @@ def measure_sections(
     straight: Straightened, game_map: GameMap, station_radius_pitch: float = 0.28
 ) -> dict[Section, SegmentEvidence]:
     """Evidence for every potential section (which pencil it is, is decided by ``rebuild``)."""
-    profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + 0.05)
+    profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + END_GAP)
     levels = _print_levels(profiles)
     stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(profiles, levels))
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
-    return {
-        s: _evidence_one(s, np.clip(d - levels[s], 0.0, None)[profiles.valid[s]], dirs, stroke_min)
-        for s, d in profiles.delta.items()
-    }
+    out: dict[Section, SegmentEvidence] = {}
+    for s, d in profiles.delta.items():
+        use = profiles.valid[s]
+        # Over the river the pencil is harder to see; a crossing stroke is continuous, so where the
+        # section has enough samples on plain paper those decide.
+        if (use & ~profiles.river[s]).sum() >= OUTSIDE_RIVER_MIN:
+            use = use & ~profiles.river[s]
+        ev = _evidence_one(s, np.clip(d - levels[s], 0.0, None)[use], dirs, stroke_min)
+        share = float(profiles.river[s][use].mean()) if use.any() else 0.0
+        out[s] = replace(ev, over_river=share)
+    return out

@@ -43,6 +43,8 @@ ANCHOR_COS = 0.75
 COLOUR_MARGIN = 0.3
 """Normalised lead of the nearest hue over the next (1 = on the hue, 0 = halfway) below which
 the colour is in doubt."""
+COLOUR_MARGIN_RIVER = 0.75
+"""The same for a section seen mostly over the Thames, where the print under the pencil shifts its hue."""
 
 
 @dataclass(frozen=True)
@@ -167,8 +169,9 @@ def rebuild(
         reason = ""
         if conf < CONFIDENT:
             reason = f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})"
-        elif colour is not None and margin < COLOUR_MARGIN:
-            conf = min(conf, 0.5 + max(0.0, margin))
+        elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if ev.over_river > 0.5 else COLOUR_MARGIN):
+            # Scaled so that a margin just short of what is needed lands just below CONFIDENT.
+            conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)
             reason = f"colour between {first} and {second}"
         decided[s] = (colour, conf, reason, margin)
 
@@ -183,19 +186,25 @@ def rebuild(
             decided[weak] = (c, min(f, 0.6), f"crosses {strong.name}, which is drawn more clearly", m)
 
     # Lines grow from their departure stations: a section cut off from its colour's tree may be
-    # the other pencil it resembles; otherwise it is suspect unless clearly drawn.
-    for _ in range(2):
-        for colour in LINE_COLOURS:
-            reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
-            for s, (c, f, r, m) in list(decided.items()):
-                if c != colour or s.a in reached:
-                    continue
-                alt = second_choice[s]
-                alt_reached = _reachable(game_map.departure(alt), [t for t, d in decided.items() if d[0] == alt])
-                if m < 0.8 and (s.a in alt_reached or s.b in alt_reached):
-                    decided[s] = (alt, min(f, 0.95), r, m)
-                elif evidence[s].ink < STRONG:
-                    decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
+    # the other pencil it resembles (when its colour is unclear anyway); otherwise it is suspect
+    # unless clearly drawn.
+    for colour in LINE_COLOURS:
+        reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
+        for s, (c, f, r, m) in list(decided.items()):
+            if c != colour or s.a in reached:
+                continue
+            alt = second_choice[s]
+            alt_reached = _reachable(game_map.departure(alt), [t for t, d in decided.items() if d[0] == alt])
+            if m < COLOUR_MARGIN and (s.a in alt_reached or s.b in alt_reached):
+                decided[s] = (alt, min(f, 0.8), f"colour between {colour} and {alt}; {alt} connects it", m)
+            elif evidence[s].ink < STRONG:
+                decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
+    # A line in pieces is more often a faint section missed than a rule broken: name the sections
+    # that would join the pieces, so a person looks before the sheet is scored as illegal.
+    for colour in LINE_COLOURS:
+        for s in _bridges(colour, decided, evidence, hues, game_map):
+            c, f, r, m = decided[s]
+            decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
 
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, r if f < CONFIDENT else "", evidence[s], c or nearest[s], m)
@@ -204,6 +213,31 @@ def rebuild(
     lines = {c: [s for s, r in sorted(readings.items()) if r.colour == c] for c in LINE_COLOURS}
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(Network.build(lines, options), readings, learnt)
+
+
+def _bridges(
+    colour: Colour,
+    decided: Mapping[Section, tuple[Colour | None, float, str, float]],
+    evidence: Mapping[Section, SegmentEvidence],
+    hues: Mapping[Colour, np.ndarray],
+    game_map: GameMap,
+) -> list[Section]:
+    """Undrawn sections that would join the departure's part of a line to another part of it."""
+    drawn = [s for s, d in decided.items() if d[0] == colour]
+    if not drawn:
+        return []
+    main = _reachable(game_map.departure(colour), drawn)
+    stray = {p for s in drawn for p in (s.a, s.b)} - main
+    if not stray:
+        return []
+    joins = [
+        s
+        for s, d in decided.items()
+        if d[0] is None and ((s.a in main and s.b in stray) or (s.b in main and s.a in stray))
+    ]
+    # Most likely first: the most marked, in a colour nearest this line's.
+    joins.sort(key=lambda s: -(evidence[s].ink + float(_vec(evidence[s]) @ hues[colour])))
+    return joins[:3]
 
 
 def _reachable(start: Point, sections: list[Section]) -> set[Point]:
