@@ -36,10 +36,10 @@ SPECS: tuple[Spec, ...] = (
     Spec("photo-ordinary", 21, "jpg", {"mode": "photo", "strength": 0.4, "megapixels": 8.0}, "an everyday photo"),
     Spec(
         "photo-hard",
-        159,
+        126,
         "jpg",
         {"mode": "photo", "strength": 1.0, "megapixels": 8.0},
-        "31° tilt, a hand shadow over the map, warm tungsten light, motion blur, noise, JPEG 62",
+        "27° tilt close up, a hand shadow, warm tungsten light, shallow depth of field, JPEG 66",
     ),
     Spec(
         "pdf-two-sheets",

@@ -133,13 +133,18 @@ class _Camera:
         z += self.curl_corner_mm * np.clip(1 - d / 0.45, 0, 1) ** 2
         return z
 
-    def project(self, pts: np.ndarray, curled: bool = True) -> np.ndarray:
-        """Sheet units (N, 2) -> displayed image px (N, 2)."""
+    def world(self, pts: np.ndarray, curled: bool = True) -> np.ndarray:
+        """Sheet units (N, 2) -> camera coordinates in mm (N, 3); the third is the distance along the lens axis."""
         x = (pts[:, 0] - self.centre_units[0]) * UNIT_MM
         y = (pts[:, 1] - self.centre_units[1]) * UNIT_MM
         z = -self.lift_mm(pts) if curled else np.zeros(len(pts))
         world = np.stack([x, y, z], axis=1) @ self.rotation.T
         world[:, 2] += self.distance_mm
+        return world
+
+    def project(self, pts: np.ndarray, curled: bool = True) -> np.ndarray:
+        """Sheet units (N, 2) -> displayed image px (N, 2)."""
+        world = self.world(pts, curled)
         w, h = self.frame
         px = self.focal_px * world[:, 0] / world[:, 2]
         py = self.focal_px * world[:, 1] / world[:, 2]
@@ -243,9 +248,9 @@ def photo_px_per_unit(
 
 def _sheet_lookup(
     cam: _Camera, sheet: RenderedSheet, calibration: Calibration
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every output pixel, the sheet-image pixel that lands there (maps for ``cv2.remap``), and the
-    paper's lift in mm on the coarse grid (``_GRID_STEP`` px per cell)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For every output pixel, the sheet-image pixel that lands there (maps for ``cv2.remap``); and on
+    the coarse grid (``_GRID_STEP`` px per cell) the paper's lift and its distance from the lens, in mm."""
     fw, fh = cam.frame
     nx, ny = fw // _GRID_STEP, fh // _GRID_STEP
     # Sample where cv2.resize(INTER_LINEAR) puts its source pixels, so the upsampled map is exact there.
@@ -270,7 +275,8 @@ def _sheet_lookup(
     def up(a: np.ndarray) -> np.ndarray:
         return cv2.resize(a.reshape(ny, nx).astype(np.float32), (fw, fh), interpolation=cv2.INTER_LINEAR)
 
-    return up(sx), up(sy), lift.reshape(ny, nx).astype(np.float32)
+    depth = cam.world(p)[:, 2]
+    return up(sx), up(sy), lift.reshape(ny, nx).astype(np.float32), depth.reshape(ny, nx).astype(np.float32)
 
 
 def _fit_homography(cam: _Camera, calibration: Calibration) -> np.ndarray:
@@ -390,7 +396,8 @@ def photo(
     phone), a tilt of up to 5° + 30° × strength, slight paper curl, the sheet filling 62–95 %
     of the frame (sometimes a close-up with the paper edges cut, never the map). Light: a
     gradient and vignette, often a soft hand/phone shadow, a white-balance error (warm tungsten
-    likelier with strength). Optics and sensor: defocus or motion blur, sharpening, noise.
+    likelier with strength). Optics and sensor: defocus or motion blur (more away from the focused
+    point when the depth of field is shallow), sharpening, noise.
     JPEG quality 60–95 falls with strength.
     """
     if not 0.0 <= strength <= 1.0:
@@ -407,7 +414,7 @@ def photo(
     scale = max(fw, fh) / 4000
     q = 4  # work size divisor for everything that is smooth (table, light, shadows)
     qw, qh = fw // q, fh // q
-    map_x, map_y, lift = _sheet_lookup(cam, sheet, calibration)
+    map_x, map_y, lift, depth = _sheet_lookup(cam, sheet, calibration)
     paper = cv2.remap(sheet.image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     ones = np.full(sheet.image.shape[:2], 255, np.uint8)
     alpha_u8 = cv2.remap(ones, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
@@ -468,6 +475,17 @@ def photo(
     else:
         blur_px = float(rng.uniform(1.5, 2.0 + 9.0 * strength) * scale)
         img = cv2.filter2D(img, -1, _motion_kernel(blur_px, float(rng.uniform(0, np.pi))))
+    # A close, tilted sheet is not all in focus: blur grows with the distance from the focused plane.
+    focus_px = 0.0
+    if rng.random() < 0.6 * strength:
+        mx, my, mw, mh = calibration.sheet.map_box
+        focus_at = np.array([[mx + mw * rng.uniform(0.2, 0.8), my + mh * rng.uniform(0.2, 0.8)]])
+        inv_focus = 1 / cam.world(focus_at)[0, 2]
+        far = cam.world(_outline(calibration, calibration.sheet.map_box, 4))[:, 2]
+        coc = np.abs(1 / depth - inv_focus) / max(float(np.abs(1 / far - inv_focus).max()), 1e-9)
+        focus_px = float(rng.uniform(1.0, 1.0 + 3.0 * strength) * scale)
+        w = cv2.resize(np.clip(coc, 0, 1).astype(np.float32), (fw, fh), interpolation=cv2.INTER_LINEAR)
+        img = cv2.blendLinear(cv2.GaussianBlur(img, (0, 0), focus_px), img, w, 1 - w)
     # The phone's own processing: sharpening that rings a little on edges, then a tone curve.
     amount = float(rng.uniform(0.2, 0.7))
     img = cv2.addWeighted(img, 1 + amount, cv2.GaussianBlur(img, (0, 0), 1.5 * scale), -amount, 0)
@@ -501,6 +519,7 @@ def photo(
         "warmth": round(warmth, 3),
         "blur": blur_kind,
         "blur_px": round(blur_px, 2),
+        "depth_of_field_px": round(focus_px, 2),
         "noise_sigma": round(sigma_l, 2),
     }
     return Degraded(

@@ -432,7 +432,11 @@ def _draw_score_zone(cv: _Canvas, cal: Calibration, st: SheetStyle) -> None:
         if colour in ("purple", "blue", "pink", "green"):
             columns[colour] = b.x + b.w / 2
         if b.name.startswith("interchanges_"):
-            cv.text("x" + b.name.rsplit("_", 1)[1], (b.x - 12, b.y + b.h / 2), 9, ink, st.font)
+            # Hershey fonts have no "×": two short strokes, then the digit.
+            cx, cy = b.x - 17, b.y + b.h / 2
+            cv.line((cx - 2.6, cy - 2.6), (cx + 2.6, cy + 2.6), ink, 1.3)
+            cv.line((cx - 2.6, cy + 2.6), (cx + 2.6, cy - 2.6), ink, 1.3)
+            cv.text(b.name.rsplit("_", 1)[1], (cx + 9, cy), 9, ink, st.font)
         elif b.name.startswith("objective_"):
             cv.text("+10", (b.x - 12, b.y + b.h / 2), 7, ink, st.font)
         elif b.name == "tourist_points":
