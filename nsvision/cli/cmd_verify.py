@@ -83,7 +83,7 @@ def _verify_sheet(
     if rows is not None:
         claims = find_claims(rows, result.source, result.page, csv_dir=csv_path.parent if csv_path else None)
         if claims is None:
-            page = f" page {result.page}" if result.page > 1 or len(rows) > 1 else ""
+            page = f" page {result.page}" if result.page > 1 else ""
             problem = (
                 f"no row in {csv_path} for {result.source}{page} — add a row with file={Path(result.source).name}"
                 f" and page={result.page}"
