@@ -194,7 +194,7 @@ def _draw_header(cv: _Canvas, cal: Calibration, st: SheetStyle) -> None:
         cv.text("NEXT STATION", (hx + 18, hy + 22), 15, st.title_rgb, st.font, weight=0.16, anchor="left")
         cv.text("LONDON", (hx + 18, hy + 44), 13, st.header_ink_rgb, st.font, weight=0.16, anchor="left")
     else:
-        _blocks(cv, rng, hx, hy, hw, hh, st)
+        _blocks(cv, hx, hy, hw, hh, st)
         cv.rect(hx + 12, hy + 12, 250, 44, st.header_ink_rgb)
         cv.text("NEXT STATION: LONDON", (hx + 137, hy + 34), 14, st.title_rgb, st.font, weight=0.12)
 
@@ -239,7 +239,7 @@ def _skyline(
     cv.poly([(ex - 14, base), (ex, ey), (ex + 14, base)], ink, 2.2, closed=False)
 
 
-def _blocks(cv: _Canvas, rng: np.random.Generator, x0: float, y0: float, w: float, h: float, st: SheetStyle) -> None:
+def _blocks(cv: _Canvas, x0: float, y0: float, w: float, h: float, st: SheetStyle) -> None:
     ink = st.header_ink_rgb
     light = st.title_rgb
     step = 26.0
@@ -254,7 +254,6 @@ def _blocks(cv: _Canvas, rng: np.random.Generator, x0: float, y0: float, w: floa
                 cv.poly([(c[0], c[1] - 8), (c[0] + 8, c[1]), (c[0], c[1] + 8), (c[0] - 8, c[1])], ink)
             elif kind == 2:
                 cv.circle(c, 3, light)
-    _ = rng
 
 
 # ---- map ----------------------------------------------------------------------------------------
