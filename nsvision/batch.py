@@ -185,14 +185,21 @@ class SheetRow:
         return str(value) if value is not None else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            **self.sheet,
+        """The JSON line: who and what first, then the sheet's report, then claims and thumbnail.
+
+        The key order is fixed, so a row read back from ``results.jsonl`` writes the same bytes.
+        """
+        head = {
             "source": self.source,
             "page": self.page,
+            "player": self.player,
             "status": self.status,
             "exit_code": int(self.exit_code),
-            "player": self.player,
             "tie_break": list(self.tie_break) if self.tie_break else None,
+        }
+        return {
+            **head,
+            **{k: v for k, v in self.sheet.items() if k not in head},
             "verification": dict(self.verification) if self.verification is not None else None,
             "claim_differences": list(self.claim_differences),
             "thumbnail": self.thumbnail,
@@ -504,8 +511,9 @@ def run_jobs(
 ) -> Generator[JobOutcome, None, None]:
     """Run ``jobs`` and yield each outcome as soon as it is known (completion order).
 
-    ``workers`` local processes (default: all cores), or the Dask cluster at ``scheduler``. Closing
-    the iterator early (an interrupted batch) cancels the jobs not started yet.
+    ``workers`` local processes (default: all cores), or the Dask cluster at ``scheduler``; one
+    worker reads in this process (no start-up cost, OpenCV keeps all its threads). Closing the
+    iterator early (an interrupted batch) cancels the jobs not started yet.
     """
     if not jobs:
         return
@@ -513,6 +521,10 @@ def run_jobs(
         yield from _run_dask(jobs, settings, scheduler)
         return
     n = max(1, min(workers or default_workers(), len(jobs)))
+    if n == 1:
+        for job in jobs:
+            yield run_job(job, settings)
+        return
     threads = max(1, default_workers() // n)
     with ProcessPoolExecutor(n, mp_context=_pool_context(), initializer=_init_worker, initargs=(threads,)) as pool:
         futures: list[Future[JobOutcome]] = [pool.submit(run_job, job, settings) for job in jobs]
@@ -652,7 +664,7 @@ class ResultStore:
             target.parent.mkdir(parents=True, exist_ok=True)
             _fsync_write(target, outcome.thumbnail_jpeg)
             row = replace(row, thumbnail=name)
-        line = json.dumps(row.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
+        line = json.dumps(row.to_dict(), ensure_ascii=False) + "\n"
         self._fh.write(line.encode("utf-8"))
         self._fh.flush()
         os.fsync(self._fh.fileno())

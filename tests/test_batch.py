@@ -1,0 +1,311 @@
+"""`nsvision batch`: same results as reading each sheet alone, failures recorded, ranking, resume, exit codes.
+
+One small round of sheets is generated per test session (two phone photos, a scan, a two-page
+PDF, a truncated JPEG, a network JSON, plus files a folder walk must skip) and batched once;
+the tests below inspect that run, and the cheap cases use network JSON files only.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from nsvision.batch import (
+    RESULTS_CSV,
+    RESULTS_JSON,
+    RESULTS_JSONL,
+    SheetRow,
+    batch_exit_code,
+    enumerate_jobs,
+    find_sheet_files,
+    leaderboard,
+    write_reports,
+)
+from nsvision.calibration import Calibration
+from nsvision.cli import app
+from nsvision.errors import ExitCode, InputError
+from nsvision.game.board import GameMap
+from nsvision.game.inject import inject_violation
+from nsvision.game.simulate import simulate_game
+from nsvision.pipeline import SheetReport, analyze_file, score_network_file
+from nsvision.render.sample import make_sample, write_sample
+
+runner = CliRunner()
+REPORTS = (RESULTS_CSV, RESULTS_JSON, "leaderboard.csv", "index.html")
+
+
+def _batch(*args: str) -> Result:
+    return runner.invoke(app, ["batch", *args])
+
+
+def _network_file(path: Path, game_map: GameMap, seed: int, violation: str | None = None) -> Path:
+    network = simulate_game(game_map, seed).network
+    if violation is not None:
+        network = inject_violation(network, violation, game_map, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(network.to_dict()), encoding="utf-8")
+    return path
+
+
+@dataclass(frozen=True)
+class Round:
+    folder: Path
+    out: Path
+    result: Result
+    truncated: Path
+    pdf: Path
+
+
+@pytest.fixture(scope="session")
+def round_(tmp_path_factory: pytest.TempPathFactory, calibration: Calibration) -> Round:
+    root = tmp_path_factory.mktemp("batch")
+    folder = root / "round"
+    # Photos at 2 MP instead of a phone's 12: the same pipeline, a quarter of the time.
+    photo = write_sample(make_sample(calibration, 3, megapixels=2.0), folder / "table1", "jpg")[0]
+    broken_rule = make_sample(calibration, 4, violation="sections_cross", megapixels=2.0)
+    write_sample(broken_rule, folder / "table2", "jpg")
+    write_sample(make_sample(calibration, 5, mode="scan", dpi=150), folder / "table10", "png")
+    pdf = write_sample(make_sample(calibration, 6, mode="scan", dpi=150, pages=2), folder / "table3", "pdf")[0]
+    data = photo.read_bytes()
+    truncated = folder / "table4" / "cut.jpg"
+    truncated.parent.mkdir()
+    truncated.write_bytes(data[: len(data) // 2])
+    _network_file(folder / "table5" / "typed-in.json", calibration.map, 8)
+    (folder / "notes.txt").write_text("not a sheet")
+    (folder / ".hidden.jpg").write_bytes(data)
+    out = root / "results"
+    result = _batch(str(folder), "--out", str(out), "--workers", "2")
+    return Round(folder, out, result, truncated, pdf)
+
+
+def _rows(out: Path) -> list[dict]:
+    return json.loads((out / RESULTS_JSON).read_text(encoding="utf-8"))["sheets"]
+
+
+def test_walks_folders_in_natural_order_and_skips_what_is_not_a_sheet(round_: Round) -> None:
+    sources = [Path(r["source"]).relative_to(round_.folder).as_posix() for r in _rows(round_.out)]
+    assert sources == [
+        "table1/photo-3.jpg",
+        "table2/photo-4.jpg",
+        "table3/scan-6.pdf",
+        "table3/scan-6.pdf",
+        "table4/cut.jpg",
+        "table5/typed-in.json",
+        "table10/scan-5.png",
+    ]
+
+
+def test_each_sheet_as_nsvision_score_reads_it(round_: Round, calibration: Calibration) -> None:
+    expected: dict[tuple[str, int], tuple[str, int | None]] = {}
+    for path in find_sheet_files([round_.folder]):
+        if path.suffix == ".json":
+            report = score_network_file(path, calibration)
+            expected[(str(path), 1)] = (report.status, report.total)
+            continue
+        try:
+            for r in analyze_file(path, calibration):
+                expected[(str(path), r.page)] = (r.status, r.total if isinstance(r, SheetReport) else None)
+        except InputError:
+            expected[(str(path), 1)] = ("failed", None)
+    got = {(r["source"], r["page"]): (r["status"], r.get("total")) for r in _rows(round_.out)}
+    assert got == expected
+    assert {status for status, _ in got.values()} & {"ok", "rules_broken", "needs_review"}
+
+
+def test_a_corrupt_file_is_a_failed_row_and_the_others_are_read(round_: Round) -> None:
+    rows = {r["source"]: r for r in _rows(round_.out)}
+    bad = rows.pop(str(round_.truncated))
+    assert bad["status"] == "failed"
+    assert bad["exit_code"] == ExitCode.BAD_INPUT
+    assert "cut.jpg" in bad["error"]
+    assert all(r["tie_break"] is not None for r in rows.values())
+    with (round_.out / RESULTS_CSV).open(encoding="utf-8-sig", newline="") as fh:
+        csv_rows = {r["source"]: r for r in csv.DictReader(fh)}
+    assert csv_rows[str(round_.truncated)]["note"] == bad["error"]
+    assert csv_rows[str(round_.truncated)]["total"] == ""
+
+
+def test_a_two_page_pdf_gives_two_rows_in_page_order(round_: Round) -> None:
+    pages = [r["page"] for r in _rows(round_.out) if r["source"] == str(round_.pdf)]
+    assert pages == [1, 2]
+    assert [j.page for j in enumerate_jobs([round_.pdf])] == [1, 2]
+
+
+def test_exit_code_is_the_most_serious_sheets(round_: Round) -> None:
+    rows = [SheetRow.from_dict(r) for r in _rows(round_.out)]
+    assert round_.result.exit_code == batch_exit_code(rows) == ExitCode.BAD_INPUT, round_.result.output
+    assert "7 sheets" in round_.result.stdout
+
+
+def test_every_result_is_in_the_jsonl_with_a_thumbnail_for_pictures(round_: Round) -> None:
+    lines = (round_.out / RESULTS_JSONL).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 7
+    pictures = 0
+    for line in lines:
+        row = json.loads(line)
+        if row["tie_break"] is not None and not row["source"].endswith(".json"):
+            assert (round_.out / row["thumbnail"]).stat().st_size > 1000
+            pictures += 1
+        else:
+            assert row["thumbnail"] is None
+    assert pictures == 5
+    page = (round_.out / "index.html").read_text(encoding="utf-8")
+    assert page.count('src="data:image/jpeg;base64,') == pictures
+
+
+def test_resume_after_an_interrupted_run_ends_with_identical_results(round_: Round, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    shutil.copytree(round_.out, out)
+    for name in REPORTS:
+        (out / name).unlink()
+    lines = (out / RESULTS_JSONL).read_bytes().splitlines(keepends=True)
+    # The batch was killed while writing the network sheet's line; the truncated JPEG's was never written.
+    cheap = [ln for ln in lines if b"typed-in.json" in ln or b"cut.jpg" in ln]
+    kept = [ln for ln in lines if ln not in cheap]
+    torn = next(ln for ln in cheap if b"typed-in.json" in ln)
+    (out / RESULTS_JSONL).write_bytes(b"".join(kept) + torn[: len(torn) // 2])
+
+    res = _batch(str(round_.folder), "--out", str(out), "--resume", "--workers", "1")
+
+    assert res.exit_code == ExitCode.BAD_INPUT, res.output
+    assert "5 of 7 sheets already done" in res.stderr
+    for name in (RESULTS_CSV, RESULTS_JSON, "leaderboard.csv", "index.html"):
+        assert (out / name).read_bytes() == (round_.out / name).read_bytes(), name
+    resumed = [json.loads(ln) for ln in (out / RESULTS_JSONL).read_text(encoding="utf-8").splitlines()]
+    assert len(resumed) == 7
+
+
+def test_an_existing_results_folder_is_not_overwritten_without_resume(round_: Round, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    shutil.copytree(round_.out, out)
+    before = (out / RESULTS_JSONL).read_bytes()
+    res = _batch(str(round_.folder / "table5"), "--out", str(out))
+    assert res.exit_code == ExitCode.BAD_INPUT
+    assert "--resume" in res.stderr
+    assert (out / RESULTS_JSONL).read_bytes() == before
+
+
+def test_resume_with_other_settings_is_refused(tmp_path: Path, game_map: GameMap) -> None:
+    sheet = _network_file(tmp_path / "in" / "a.json", game_map, 1)
+    out = tmp_path / "out"
+    assert _batch(str(sheet), "--out", str(out), "--workers", "1").exit_code == ExitCode.OK
+    res = _batch(str(sheet), "--out", str(out), "--resume", "--objective", "thames_6")
+    assert res.exit_code == ExitCode.BAD_INPUT
+    assert "other settings" in res.stderr
+
+
+def test_legal_sheets_exit_0_and_a_broken_rule_exits_1(tmp_path: Path, game_map: GameMap) -> None:
+    legal = [_network_file(tmp_path / "in" / f"legal{i}.json", game_map, i) for i in range(2)]
+    res = _batch(*map(str, legal), "--out", str(tmp_path / "a"), "--workers", "1")
+    assert res.exit_code == ExitCode.OK, res.output
+    broken = _network_file(tmp_path / "in" / "broken.json", game_map, 7, "cycle")
+    res = _batch(*map(str, legal), str(broken), "--out", str(tmp_path / "b"), "--workers", "1")
+    assert res.exit_code == ExitCode.RULES_BROKEN, res.output
+    missing = tmp_path / "in" / "missing.jpg"
+    res = _batch(str(broken), str(missing), "--out", str(tmp_path / "c"), "--workers", "1")
+    assert res.exit_code == ExitCode.BAD_INPUT, res.output
+    (row,) = [r for r in _rows(tmp_path / "c") if r["source"] == str(missing)]
+    assert row["status"] == "failed"
+    assert "missing.jpg" in row["error"]
+
+
+def test_claims_are_verified_per_sheet(tmp_path: Path, game_map: GameMap, calibration: Calibration) -> None:
+    right = _network_file(tmp_path / "in" / "right.json", game_map, 11)
+    wrong = _network_file(tmp_path / "in" / "wrong.json", game_map, 12)
+    _network_file(tmp_path / "in" / "unnamed.json", game_map, 13)
+    right_total = score_network_file(right, calibration).total
+    wrong_total = score_network_file(wrong, calibration).total
+    claims = tmp_path / "claims.csv"
+    claims.write_text(
+        f'file,player,total\nright.json,Ann Lee,{right_total}\nwrong.json,=HYPERLINK("x"),{wrong_total + 2}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    res = _batch(str(tmp_path / "in"), "--out", str(out), "--claims", str(claims), "--workers", "1")
+    assert res.exit_code == ExitCode.RULES_BROKEN, res.output
+    rows = {Path(r["source"]).name: r for r in _rows(out)}
+    assert rows["right.json"]["player"] == "Ann Lee"
+    assert rows["right.json"]["verification"]["all_match"] is True
+    assert rows["right.json"]["claim_differences"] == []
+    assert rows["wrong.json"]["verification"]["all_match"] is False
+    assert any(str(wrong_total) in d for d in rows["wrong.json"]["claim_differences"])
+    assert rows["unnamed.json"]["verification"] is None
+    assert "no row" in rows["unnamed.json"]["claim_differences"][0]
+    with (out / RESULTS_CSV).open(encoding="utf-8-sig", newline="") as fh:
+        csv_rows = {Path(r["source"]).name: r for r in csv.DictReader(fh)}
+    assert str(wrong_total) in csv_rows["wrong.json"]["claim differences"]
+    # A spreadsheet must show the player's name, not run it as a formula.
+    assert csv_rows["wrong.json"]["player"] == '\'=HYPERLINK("x")'
+
+
+def test_a_malformed_claims_file_stops_the_batch_before_reading(tmp_path: Path, game_map: GameMap) -> None:
+    sheet = _network_file(tmp_path / "in" / "a.json", game_map, 1)
+    claims = tmp_path / "claims.csv"
+    claims.write_text("file,total\na.json,lots\n", encoding="utf-8")
+    res = _batch(str(sheet), "--out", str(tmp_path / "out"), "--claims", str(claims))
+    assert res.exit_code == ExitCode.BAD_INPUT
+    assert "line 2" in res.stderr
+    assert not (tmp_path / "out" / RESULTS_JSONL).exists()
+
+
+def _row(source: str, total: int | None, best: int | None = None) -> SheetRow:
+    if total is None:
+        return SheetRow(source, 1, "failed", ExitCode.BAD_INPUT, sheet={"error": f"{source}: cannot be read"})
+    assert best is not None
+    return SheetRow(source, 1, "ok", ExitCode.OK, tie_break=(total, best), sheet={"total": total})
+
+
+def test_ranking_uses_the_best_single_line_and_shares_lasting_ties(tmp_path: Path) -> None:
+    rows = [
+        _row("bad.jpg", None),
+        _row("c.jpg", 100, 28),
+        _row("a.jpg", 100, 30),
+        _row("d.jpg", 90, 45),
+        _row("b.jpg", 100, 30),
+        _row("e.jpg", 101, 20),
+    ]
+    board = [(s.rank, s.row.source) for s in leaderboard(rows)]
+    assert board == [(1, "e.jpg"), (2, "a.jpg"), (2, "b.jpg"), (4, "c.jpg"), (5, "d.jpg"), (None, "bad.jpg")]
+    write_reports(tmp_path, rows)
+    with (tmp_path / "leaderboard.csv").open(encoding="utf-8-sig", newline="") as fh:
+        table = [(r["rank"], r["source"], r["total"], r["best line"]) for r in csv.DictReader(fh)]
+    assert table == [
+        ("1", "e.jpg", "101", "20"),
+        ("2", "a.jpg", "100", "30"),
+        ("2", "b.jpg", "100", "30"),
+        ("4", "c.jpg", "100", "28"),
+        ("5", "d.jpg", "90", "45"),
+        ("", "bad.jpg", "", ""),
+    ]
+
+
+def test_exit_code_order() -> None:
+    ok, broken, review, bad = (
+        SheetRow("a", 1, "ok", ExitCode.OK),
+        SheetRow("b", 1, "rules_broken", ExitCode.RULES_BROKEN),
+        SheetRow("c", 1, "needs_review", ExitCode.NEEDS_REVIEW),
+        SheetRow("d", 1, "failed", ExitCode.BAD_INPUT),
+    )
+    assert batch_exit_code([]) == ExitCode.OK
+    assert batch_exit_code([ok, ok]) == ExitCode.OK
+    assert batch_exit_code([ok, broken]) == ExitCode.RULES_BROKEN
+    assert batch_exit_code([broken, review]) == ExitCode.NEEDS_REVIEW
+    assert batch_exit_code([review, bad, ok]) == ExitCode.BAD_INPUT
+
+
+def test_folder_walk_order_and_filters(tmp_path: Path) -> None:
+    for name in ("s10.jpg", "s2.JPG", "s1.pdf", "b/s3.png", ".git/x.png", "._s4.jpg", "readme.md", "out/r.png"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    (tmp_path / "expected.json").write_text(json.dumps({"format": "nsvision-expected"}))
+    (tmp_path / "net.json").write_text(json.dumps({"lines": {}}))
+    found = [p.relative_to(tmp_path).as_posix() for p in find_sheet_files([tmp_path], exclude=[tmp_path / "out"])]
+    assert found == ["b/s3.png", "net.json", "s1.pdf", "s2.JPG", "s10.jpg"]
+    # A file named twice (directly and through its folder) is one sheet.
+    assert len(find_sheet_files([tmp_path / "s1.pdf", tmp_path], exclude=[tmp_path / "out"])) == 5
