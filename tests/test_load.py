@@ -9,6 +9,9 @@ from __future__ import annotations
 import io
 import os
 import struct
+import subprocess
+import sys
+import warnings
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -18,7 +21,7 @@ import cv2
 import numpy as np
 import pymupdf
 import pytest
-from PIL import Image, TiffImagePlugin
+from PIL import Image, TiffImagePlugin, features
 
 from nsvision.errors import ExitCode, InputError
 from nsvision.vision.load import LoadedPage, load_array, load_page, load_pages, page_count
@@ -89,6 +92,9 @@ def scan_pdf(path: Path, pages: list[np.ndarray], dpi: float = 150) -> Path:
         ("JPEG", "a.jpg", 30),
         ("WEBP", "a.webp", 30),
         ("HEIF", "a.heic", 30),
+        pytest.param(
+            "AVIF", "a.avif", 30, marks=pytest.mark.skipif(not features.check("avif"), reason="Pillow without AVIF")
+        ),
     ],
 )
 def test_each_format_keeps_content_in_place(tmp_path: Path, fmt: str, name: str, tol: int) -> None:
@@ -99,6 +105,16 @@ def test_each_format_keeps_content_in_place(tmp_path: Path, fmt: str, name: str,
     assert (page.source, page.page, page.page_count) == (str(path), 1, 1)
     assert (page.original_size, page.scale, page.exif_orientation) == ((480, 360), 1.0, 1)
     assert page_count(path) == 1
+
+
+def test_a_photo_does_not_pay_for_importing_the_pdf_renderer(tmp_path: Path) -> None:
+    path = save(quadrants(), tmp_path / "a.jpg", "JPEG")
+    code = (
+        "import sys; from nsvision.vision.load import load_page; "
+        f"load_page({str(path)!r}); print('pymupdf' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 def test_type_is_read_from_content_not_extension(tmp_path: Path) -> None:
@@ -199,6 +215,15 @@ def test_orientation_is_honoured_in_other_formats(tmp_path: Path, fmt: str, name
     assert (page.image.shape[1], page.image.shape[0]) == page.original_size == (360, 480)
     assert page.exif_orientation == 6
     assert_quadrants(page, DISPLAYED[6])
+
+
+def test_damaged_exif_block_loads_as_stored_and_quietly(tmp_path: Path) -> None:
+    path = save(quadrants(), tmp_path / "odd-exif.jpg", "JPEG", quality=92, exif=b"Exif\x00\x00II*\x00\xff\xff\xff\x7f")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the CLI's output stays clean: no decoder warnings leak
+        page = load_page(path)
+    assert page.exif_orientation == 1
+    assert_quadrants(page, (TL, TR, BL, BR))
 
 
 # -- very large pictures ----------------------------------------------------------------------------

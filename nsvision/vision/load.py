@@ -10,7 +10,8 @@ at full size).
 
 Anything that cannot be read — missing, a folder, unreadable, empty, truncated, damaged, not a
 picture, a locked or broken PDF, too small to hold a map — raises ``InputError`` naming the file
-and what to do about it. This is the only module that imports pymupdf.
+and what to do about it. This is the only module that imports pymupdf, and only once a PDF comes:
+importing it costs over a second (it pulls in its layout analyser), which a photo must not pay.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from typing import Any, Literal
 
 import cv2
 import numpy as np
-import pymupdf
 from PIL import Image, ImageOps, features
 
 from nsvision.errors import InputError, NsvisionError
@@ -156,7 +156,8 @@ def load_pages(path: str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Ite
     """Every page of a picture or PDF, decoded one at a time in page order.
 
     Problems with the file as a whole (missing, empty, not a picture) are raised by this call;
-    a page that cannot be decoded raises when the iteration reaches it.
+    a page that cannot be decoded raises when the iteration reaches it, which ends the iteration.
+    To go on past a damaged page, ask ``page_count`` and ``load_page`` for each page instead.
     """
     _check_max_pixels(max_pixels)
     src, file, kind = _identify(path)
@@ -181,7 +182,7 @@ def load_array(image: np.ndarray, source: str = "<array>") -> LoadedPage:
     rgb = _array_to_rgb8(arr, source)
     h, w = rgb.shape[:2]
     _check_min_side(source, (w, h))
-    if rgb is arr or np.shares_memory(rgb, arr):
+    if np.may_share_memory(rgb, arr):
         rgb = rgb.copy()
     return LoadedPage(
         image=np.ascontiguousarray(rgb),
@@ -419,16 +420,20 @@ def _raster_frames(im: Image.Image, src: str, kind: Kind) -> list[int]:
 
 
 def _orientation(im: Image.Image, kind: Kind) -> int:
-    """The EXIF orientation (1–8) the file asks for, read before decoding.
+    """The EXIF orientation (1–8) the file asks for, read before decoding; 1 when there is none.
 
     pillow-heif turns HEIF pictures upright itself and keeps the original tag aside.
     """
-    if kind == "heif":
-        value = im.info.get("original_orientation", 1)
-    elif kind == "tiff":
-        value = getattr(im, "tag_v2", {}).get(_EXIF_ORIENTATION, 1)
-    else:
-        value = im.getexif().get(_EXIF_ORIENTATION, 1)
+    try:
+        if kind == "heif":
+            value = im.info.get("original_orientation", 1)
+        elif kind == "tiff":
+            value = getattr(im, "tag_v2", {}).get(_EXIF_ORIENTATION, 1)
+        else:
+            value = im.getexif().get(_EXIF_ORIENTATION, 1)
+    except Exception:
+        # A damaged EXIF block is no reason to refuse the picture: show it as stored.
+        return 1
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
 
 
@@ -584,6 +589,8 @@ def _iter_pages(file: Path, src: str, kind: Kind, max_pixels: int) -> Iterator[L
 @contextmanager
 def _open_pdf(file: Path, src: str) -> Iterator[Any]:
     """The PDF open for rendering; refuses locked, empty and cut-off documents."""
+    import pymupdf
+
     with _decoding(src, "pdf"):
         try:
             doc = pymupdf.open(str(file), filetype="pdf")
@@ -640,6 +647,8 @@ def _pdf_native_zoom(pg: Any) -> float:
 
 
 def _render_pdf_page(doc: Any, page: int, src: str, max_pixels: int) -> LoadedPage:
+    import pymupdf
+
     what = f"page {page} " if doc.page_count > 1 else ""
     with _decoding(src, "pdf"):
         pg = doc[page - 1]
