@@ -25,7 +25,7 @@ from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.detect import Straightened, measure_sections, straighten
-from nsvision.vision.load import LoadedPage, load_array, load_pages
+from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.rebuild import Reading, rebuild
 from nsvision.vision.register import Registration, register
 
@@ -242,11 +242,12 @@ def iter_file(
     An error that concerns the whole file (missing, unreadable) is raised from the first step.
     """
     cal = calibration or load_calibration()
-    for loaded in load_pages(path):
+    for page in range(1, page_count(path) + 1):
         try:
-            yield analyze_sheet(loaded, cal, options)
+            yield analyze_sheet(load_page(path, page), cal, options)
         except NsvisionError as exc:
-            yield SheetFailure(loaded.source, loaded.page, exc)
+            # One damaged or map-less page must not cost the other pages of the file.
+            yield SheetFailure(str(path), page, exc)
 
 
 def analyze_file(
