@@ -272,9 +272,7 @@ def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     """
     k = max(5, round(px_per_pitch * 0.31) | 1)
     background = cv2.medianBlur(image, k).astype(np.float32) + 4.0
-    # A small median (1/16 of a pitch) erases the thin printed guides but keeps a pencil stroke,
-    # which is about twice as wide.
-    img = cv2.medianBlur(image, max(3, (px_per_pitch // 16) | 1)).astype(np.float32) + 4.0
+    img = image.astype(np.float32) + 4.0
     return -np.log(np.clip(img / background, 0.02, 8.0)).astype(np.float32)
 
 
@@ -429,10 +427,41 @@ def _print_levels(profiles: _Profiles) -> dict[Section, np.ndarray]:
     return {s: np.where(profiles.river[s][:, None], zone_levels[1], zone_levels[0]) for s in profiles.delta}
 
 
-def _noise_level(profiles: _Profiles, levels: dict[Section, np.ndarray]) -> float:
+def _explain_print(delta: np.ndarray, level: np.ndarray, dirs: np.ndarray) -> np.ndarray:
+    """Remove from each sample the part that the print's own mark explains (non-negative least squares).
+
+    A sample is modelled as ``a * print + b * pencil`` for each pencil hue in turn (a, b >= 0); the
+    best-fitting hue's ``a * print`` is subtracted. A guide dash alone is fully explained; a guide
+    under a faint stroke leaves the stroke. ``level`` holds each sample's print chroma vector.
+    """
+    norm = np.linalg.norm(level, axis=1, keepdims=True)
+    if float(norm.max(initial=0.0)) < 1e-6:
+        return delta
+    g = level / np.maximum(norm, 1e-9)
+    gd = (delta * g).sum(axis=1)  # (N,)
+    hd = delta @ dirs.T  # (N, K)
+    c = g @ dirs.T  # (N, K)
+    det = np.maximum(1.0 - c * c, 1e-6)
+    a = (gd[:, None] - c * hd) / det
+    b = (hd - c * gd[:, None]) / det
+    # Clamp to the non-negative quadrant: one coefficient at zero, the other a plain projection.
+    a_only = np.maximum(gd, 0.0)[:, None] * np.ones_like(a)
+    b_only = np.maximum(hd, 0.0)
+    use_a_only = b < 0
+    use_b_only = a < 0
+    a = np.where(use_a_only, a_only, np.where(use_b_only, 0.0, a))
+    b = np.where(use_a_only, 0.0, np.where(use_b_only, b_only, b))
+    fit = a[..., None] * g[:, None, :] + b[..., None] * dirs[None, :, :]
+    resid = np.linalg.norm(delta[:, None, :] - fit, axis=2)
+    best = np.argmin(resid, axis=1)
+    a_best = a[np.arange(len(best)), best]
+    return np.clip(delta - a_best[:, None] * g, 0.0, None)
+
+
+def _noise_level(cleaned: dict[Section, np.ndarray], profiles: _Profiles) -> float:
     mags = [
-        float(np.percentile(np.linalg.norm(np.clip(d - levels[s], 0, None)[profiles.valid[s]], axis=1), 75))
-        for s, d in profiles.delta.items()
+        float(np.percentile(np.linalg.norm(d[profiles.valid[s]], axis=1), 75))
+        for s, d in cleaned.items()
         if profiles.valid[s].any()
     ]
     return float(np.median(mags)) if mags else 0.0
@@ -481,9 +510,10 @@ def measure_sections(
     """
     profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + END_GAP)
     levels = _print_levels(profiles)
-    stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(profiles, levels))
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
+    cleaned = {s: _explain_print(d, levels[s], dirs) for s, d in profiles.delta.items()}
+    stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(cleaned, profiles))
 
     def measure(s: Section, skip: np.ndarray | None) -> SegmentEvidence:
         use = profiles.valid[s] if skip is None else profiles.valid[s] & ~skip
@@ -491,7 +521,7 @@ def measure_sections(
         # section has enough samples on plain paper those decide.
         if (use & ~profiles.river[s]).sum() >= OUTSIDE_RIVER_MIN:
             use = use & ~profiles.river[s]
-        ev = _evidence_one(s, np.clip(profiles.delta[s] - levels[s], 0.0, None)[use], dirs, stroke_min)
+        ev = _evidence_one(s, cleaned[s][use], dirs, stroke_min)
         share = float(profiles.river[s][use].mean()) if use.any() else 0.0
         return replace(ev, over_river=share)
 
