@@ -293,6 +293,8 @@ class SegmentEvidence:
     """Unit vector: the median colour (chroma density, R G B) of the marked positions; zero when none."""
     over_river: float = 0.0
     """Share of the measured positions that lie over the Thames, where colours are less certain."""
+    span: float = 0.0
+    """Share of the section between its first and last marked position (a faded stroke keeps its ends)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -303,6 +305,7 @@ class SegmentEvidence:
             "strength": round(self.strength, 3),
             "chroma": [round(v, 3) for v in self.chroma],
             "over_river": round(self.over_river, 3),
+            "span": round(self.span, 3),
         }
 
 
@@ -480,6 +483,7 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
     # The median resists a neighbouring line's stroke that runs on past a shared station into this one.
     mean = np.median(delta[inked], axis=0)
     unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
+    where = np.flatnonzero(inked)
     return SegmentEvidence(
         s,
         n,
@@ -487,6 +491,7 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
         _longest_run(inked) / n,
         float(mag[inked].mean()),
         (float(unit[0]), float(unit[1]), float(unit[2])),
+        span=float(where[-1] - where[0] + 1) / n,
     )
 
 

@@ -34,6 +34,10 @@ DRAWN = 0.5
 """Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
 EMPTY = 0.3
 """Share up to which a section is surely empty (99 % of undrawn sections stay below once crossings are discounted)."""
+GAPPED_INK = 0.12
+"""Marked share from which an undrawn-looking section with marks at both ends is put in doubt."""
+GAPPED_SPAN = 0.75
+"""Share of the section between its first and last mark that makes those marks 'both ends'."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
 CONFIDENT = 0.9
@@ -169,6 +173,10 @@ def rebuild(
         reason = ""
         if conf < CONFIDENT:
             reason = f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})"
+        elif colour is None and ev.ink >= GAPPED_INK and ev.span >= GAPPED_SPAN:
+            # Pencil at both ends with a gap between is a faded or rubbed stroke, not a crossing.
+            conf = 0.6
+            reason = f"pencil at both ends with a gap ({ev.ink:.0%} of it marked, nearest {first})"
         elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if ev.over_river > 0.5 else COLOUR_MARGIN):
             # Scaled so that a margin just short of what is needed lands just below CONFIDENT.
             conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)

@@ -30,6 +30,8 @@ WORK_LONG_SIDE = 2000
 """Long side (px) of the copy searched for symbols: enough for a map that fills a third of a 12 MP frame."""
 DARK_LEVELS = (0.62, 0.45)
 """Brightness (relative to the local paper) below which a pixel is ink, for the two ring searches."""
+ROUND_MAX_RECT_FILL = 0.88
+"""Largest share of its minimal rectangle a station's round hole may fill (a circle fills 0.785)."""
 SEEDS_PER_SIZE = 8
 """Seeds tried per size of round mark (the tourist track's circles can match the stations' size)."""
 MAX_SEEDS = 30
@@ -155,6 +157,10 @@ def _ring_holes(dark: np.ndarray, scale: float) -> list[SymbolCandidate]:
         fill = area / (np.pi * a * b)
         hull = cv2.contourArea(cv2.convexHull(cnt))
         if not 0.8 <= fill <= 1.15 or hull <= 0 or area / hull < 0.9:
+            continue
+        # A round hole fills about pi/4 of its bounding rectangle; a box or a window fills all of it.
+        (_rc, (rw, rh), _ra) = cv2.minAreaRect(cnt)
+        if rw * rh <= 0 or area / (rw * rh) > ROUND_MAX_RECT_FILL:
             continue
         out.append(SymbolCandidate((cx / scale, cy / scale), float(np.sqrt(a * b)) / scale))
     return out
