@@ -113,7 +113,8 @@ def _vec(ev: SegmentEvidence) -> np.ndarray:
 def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -> dict[Colour, np.ndarray]:
     """The four pencil hues of this sheet (unit chroma vectors), from departure anchors and clustering."""
     default = pencil_hues()
-    marked = [s for s, ev in evidence.items() if ev.ink > EMPTY]
+    # Sections seen over the Thames do not teach a pencil's hue: the print shifts it there.
+    marked = [s for s, ev in evidence.items() if ev.ink > EMPTY and ev.over_river <= 0.5]
     options: list[list[Section | None]] = []
     for c in LINE_COLOURS:
         dep = game_map.departure(c)
@@ -182,6 +183,32 @@ def rebuild(
             conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)
             reason = f"colour between {first} and {second}"
         decided[s] = (colour, conf, reason, margin)
+
+    # Over the Thames the print under the pencil shifts its hue: there, the colour is the one the
+    # neighbouring sections on plain paper carry at the section's stations, when they agree.
+    for s in game_map.sections:
+        c, f, r, m = decided[s]
+        if c is None or evidence[s].over_river <= 0.5:
+            continue
+        support = {
+            k: sum(
+                1
+                for end in (s.a, s.b)
+                if any(
+                    d[0] == k and evidence[t].over_river <= 0.5 and end in (t.a, t.b)
+                    for t, d in decided.items()
+                    if t != s
+                )
+            )
+            for k in LINE_COLOURS
+        }
+        best = max(support.values())
+        leaders = [k for k, v in support.items() if v == best]
+        if best > 0 and len(leaders) == 1 and leaders[0] in (c, second_choice[s]):
+            if leaders[0] != c:
+                decided[s] = (leaders[0], min(f, CONFIDENT), "", m)
+        elif support.get(c, 0) == 0 or len(leaders) > 1:
+            decided[s] = (c, min(f, 0.6), r or f"colour over the Thames unclear (nearest {c})", m)
 
     # Crossing sections exclude each other: a weak one under a clear one is suspect.
     for pair in game_map.crossing_pairs:
