@@ -38,7 +38,7 @@ PENCIL_RGB: dict[Colour, tuple[int, int, int]] = {
 }
 """Typical coloured-pencil hues on white paper; refined per sheet from what is confidently drawn."""
 
-STROKE_MIN = 0.07
+STROKE_MIN = 0.085
 """Chroma density below which a sample is paper (OD noise of a phone JPEG is about 0.03)."""
 END_GAP = 0.1
 """Lattice units beyond a symbol's printed radius left unmeasured: a blurred ring's halo is blue-grey."""
@@ -262,6 +262,11 @@ BRIGHTER = -0.1
 pencil only absorbs light. Grey guides printed over the teal river are such marks."""
 
 
+MEDIAN_WIDTH = 0.2
+"""Lattice units of the median that estimates what surrounds a mark: over twice a pencil stroke's
+width, well under the Thames band's, so the band keeps its edges."""
+
+
 def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     """Optical density of thin marks relative to their surroundings: ``-log(image / median(image))``.
 
@@ -270,7 +275,7 @@ def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     print, light gradient and colour cast alike and leaves thin marks. Values may be negative
     where a thin mark is lighter than what surrounds it in some channel.
     """
-    k = max(5, round(px_per_pitch * 0.31) | 1)
+    k = max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1)
     background = cv2.medianBlur(image, k).astype(np.float32) + 4.0
     img = image.astype(np.float32) + 4.0
     return -np.log(np.clip(img / background, 0.02, 8.0)).astype(np.float32)

@@ -202,12 +202,12 @@ def rebuild(
             )
             for k in LINE_COLOURS
         }
-        best = max(support.values())
-        leaders = [k for k, v in support.items() if v == best]
-        if best > 0 and len(leaders) == 1 and leaders[0] in (c, second_choice[s]):
-            if leaders[0] != c:
-                decided[s] = (leaders[0], min(f, CONFIDENT), "", m)
-        elif support.get(c, 0) == 0 or len(leaders) > 1:
+        if support[c] > 0 and support[c] == max(support.values()):
+            continue
+        backed = [k for k in (c, second_choice[s]) if support[k] > 0]
+        if support[c] == 0 and len(backed) == 1:
+            decided[s] = (backed[0], min(f, CONFIDENT), "", m)
+        else:
             decided[s] = (c, min(f, 0.6), r or f"colour over the Thames unclear (nearest {c})", m)
 
     # Crossing sections exclude each other: a weak one under a clear one is suspect.
