@@ -825,11 +825,11 @@ def run_batch(
     scheduler: str | None = None,
     resume: bool = False,
     on_row: Callable[[SheetRow], None] | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, Sequence[SheetRow]], None] | None = None,
 ) -> BatchSummary:
     """The whole batch: enumerate, skip what is done (``resume``), run, persist each row, write reports.
 
-    ``on_start(total_sheets, already_done)`` and ``on_row(row)`` let a caller show progress.
+    ``on_start(total_sheets, rows_already_done)`` and ``on_row(row)`` let a caller show progress.
     """
     settings = settings or BatchSettings()
     if settings.claims_csv is not None:
@@ -838,7 +838,7 @@ def run_batch(
     with ResultStore(out_dir, settings, resume=resume) as store:
         todo = [j for j in jobs if j.key not in store.done]
         if on_start is not None:
-            on_start(len(jobs), len(jobs) - len(todo))
+            on_start(len(jobs), [store.rows[j.key] for j in jobs if j.key in store.rows])
         outcomes = run_jobs(todo, settings, workers=workers, scheduler=scheduler)
         try:
             with contextlib.closing(outcomes):

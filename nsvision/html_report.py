@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nsvision.batch import BatchSummary, SheetRow, Standing
+from nsvision.batch import THUMBS_DIR, BatchSummary, SheetRow, Standing
 from nsvision.game.board import LINE_COLOURS
 
 _STATUS_LABEL = {
@@ -24,6 +25,7 @@ _STATUS_LABEL = {
     "failed": "failed",
     "no_map": "no map found",
 }
+_THUMBNAIL_NAME = re.compile(re.escape(THUMBS_DIR) + r"/[A-Za-z0-9_.-]+\.jpg")
 _LINE_CSS = {"purple": "#7b2d8e", "blue": "#1f5fbf", "pink": "#d6338a", "green": "#2f8f3a"}
 
 _CSS = """
@@ -107,6 +109,9 @@ def _leaderboard(
 def _thumbnail(row: SheetRow, title: str, out_dir: Path) -> str:
     if row.thumbnail is None:
         return ""
+    if not _THUMBNAIL_NAME.fullmatch(row.thumbnail):
+        # Only the batch's own thumbnails are embedded, never a file a damaged results line points at.
+        return '<p class="muted">(thumbnail missing)</p>'
     try:
         data = (out_dir / row.thumbnail).read_bytes()
     except OSError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from nsvision.batch import INDEX_HTML, BatchSettings, leaderboard, run_batch
+from nsvision.batch import INDEX_HTML, BatchSettings, SheetRow, leaderboard, run_batch, write_reports
+from nsvision.errors import ExitCode
 from nsvision.game.board import GameMap
 from nsvision.game.inject import inject_violation
 from nsvision.game.simulate import simulate_game
@@ -115,7 +117,19 @@ def test_a_browser_shows_the_leaderboard_without_console_errors(report: tuple[Pa
 def test_standings_match_the_library_ranking(report: tuple[Path, int]) -> None:
     out, _ = report
     rows = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    from nsvision.batch import SheetRow
-
     standings = leaderboard([SheetRow.from_dict(r) for r in rows["sheets"]])
     assert [(s.rank, s.row.source) for s in standings] == [(e["rank"], e["source"]) for e in rows["leaderboard"]]
+
+
+def test_only_the_batchs_own_thumbnails_are_embedded(tmp_path: Path) -> None:
+    (tmp_path / "secret.jpg").write_bytes(b"private bytes")
+    (tmp_path / "thumbs").mkdir()
+    (tmp_path / "thumbs" / "a-p1-0123456789.jpg").write_bytes(b"thumbnail bytes")
+    rows = [
+        SheetRow("a.jpg", 1, "failed", ExitCode.BAD_INPUT, thumbnail="thumbs/a-p1-0123456789.jpg"),
+        SheetRow("b.jpg", 1, "failed", ExitCode.BAD_INPUT, thumbnail="thumbs/../secret.jpg"),
+    ]
+    write_reports(tmp_path, rows)
+    page = (tmp_path / INDEX_HTML).read_text(encoding="utf-8")
+    assert base64.b64encode(b"thumbnail bytes").decode() in page
+    assert base64.b64encode(b"private bytes").decode() not in page

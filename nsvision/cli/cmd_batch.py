@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -46,10 +46,12 @@ class _Progress:
         self.review = 0
         self.failed = 0
 
-    def start(self, total: int, done: int) -> None:
+    def start(self, total: int, done: Sequence[SheetRow]) -> None:
         if done:
-            err_console.print(f"resuming: {done} of {total} sheets already done")
-        self.task = self.progress.add_task("sheets", total=total, completed=done, review=0, failed=0)
+            err_console.print(f"resuming: {len(done)} of {total} sheets already done")
+        self.task = self.progress.add_task("sheets", total=total, completed=0, review=0, failed=0)
+        for row in done:
+            self.row(row)
 
     def row(self, row: SheetRow) -> None:
         self.review += row.status == "needs_review"
