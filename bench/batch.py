@@ -4,7 +4,7 @@
     python3 bench/batch.py --count 20       # a quick look
 
 The round (cached in ``bench/out/batch-set/``, regenerated when ``--count``/``--seed`` change) holds phone
-photos (12 MP JPEG), flatbed scans (PNG and JPEG), one multi-page PDF of scans, a few corrupt
+photos (8–12 MP JPEG, as phones take them), flatbed scans (PNG and JPEG), one multi-page PDF of scans, a few corrupt
 files (truncated JPEG, empty file, text named .png, random bytes named .pdf), and the committed
 ``samples/``. The bench then
 
