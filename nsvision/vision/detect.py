@@ -85,13 +85,51 @@ class Straightened:
     """(H, W) bool: around the Thames, where the thin banks would be taken for pencil off the centre line."""
     px_per_pitch: int
     margin: float
+    print_density: np.ndarray | None = None
+    """(H, W, 3) thin-mark density of this print's blank sheet, when a calibration provides one."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
 
 
-def straighten(image: np.ndarray, registration: Registration, game_map: GameMap) -> Straightened:
-    """Resample the map into the canonical frame through the registration (homography + residual field)."""
+def canonical_size(game_map: GameMap, px_per_pitch: int = PX_PER_PITCH) -> tuple[int, int]:
+    """(width, height) in px of the straightened map."""
+    return (
+        round((game_map.columns - 1 + 2 * MARGIN) * px_per_pitch),
+        round((game_map.rows - 1 + 2 * MARGIN) * px_per_pitch),
+    )
+
+
+def blank_density(blank: np.ndarray, game_map: GameMap, margin: float) -> np.ndarray:
+    """Thin-mark density of a straightened blank sheet (any resolution, any margin) in the canonical frame.
+
+    What a calibrated print shows with no pencil on it is the best estimate of what lies under
+    every section of a filled sheet of that print.
+    """
+    w = blank.shape[1]
+    src_ppp = w / (game_map.columns - 1 + 2 * margin)
+    size = canonical_size(game_map)
+    # Map canonical pixel -> blank pixel (the two frames differ only in scale and margin).
+    xs = ((np.arange(size[0], dtype=np.float32) / PX_PER_PITCH) - MARGIN + margin) * src_ppp
+    ys = ((np.arange(size[1], dtype=np.float32) / PX_PER_PITCH) - MARGIN + margin) * src_ppp
+    mx, my = np.meshgrid(xs, ys)
+    canon = cv2.remap(np.ascontiguousarray(blank), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    density = remove_symbol_halos(stroke_density(canon, PX_PER_PITCH), game_map, PX_PER_PITCH)
+    # A registration error of a pixel or two must not leave a guide's edge behind: widen the print.
+    return cv2.dilate(np.clip(density, 0.0, None), np.ones((3, 3), np.uint8))
+
+
+def straighten(
+    image: np.ndarray,
+    registration: Registration,
+    game_map: GameMap,
+    blank: np.ndarray | None = None,
+    blank_margin: float = MARGIN,
+) -> Straightened:
+    """Resample the map into the canonical frame through the registration (homography + residual field).
+
+    ``blank`` is the straightened blank sheet of this print (from ``nsvision calibrate``), if any.
+    """
     ppp = PX_PER_PITCH
     size_x = int(round((game_map.columns - 1 + 2 * MARGIN) * ppp))
     size_y = int(round((game_map.rows - 1 + 2 * MARGIN) * ppp))
@@ -110,7 +148,9 @@ def straighten(image: np.ndarray, registration: Registration, game_map: GameMap)
     dark, river = print_masks(canon, game_map, ppp)
     density = remove_symbol_halos(stroke_density(canon, ppp), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
-    return Straightened(canon, density, dark | banks | district_borders(game_map, ppp, canon.shape), river, ppp, MARGIN)
+    ignore = dark | banks | district_borders(game_map, ppp, canon.shape)
+    printed = blank_density(blank, game_map, blank_margin) if blank is not None else None
+    return Straightened(canon, density, ignore, river, ppp, MARGIN, printed)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -323,6 +363,8 @@ class _Profiles:
     river: dict[Section, np.ndarray]
     along: dict[Section, np.ndarray]
     """Per sample: lattice units from the section's first station."""
+    printed: dict[Section, np.ndarray] | None = None
+    """Per sample: the calibrated blank's chroma density at the same place, when there is a blank."""
     """Per sample: inside the Thames zone, where the print under a section differs from plain paper."""
 
 
@@ -354,6 +396,7 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         along[s] = t / ppp
     xs, ys = np.concatenate(coords_x), np.concatenate(coords_y)
     sampled = _sample(straight.density, xs, ys)
+    blank = _sample(straight.print_density, xs, ys) if straight.print_density is not None else None
     ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
     in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
     n_off = len(offsets_center)
@@ -361,6 +404,7 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     out: dict[Section, np.ndarray] = {}
     valid: dict[Section, np.ndarray] = {}
     river: dict[Section, np.ndarray] = {}
+    printed: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
         block = sampled[pos : pos + n_t * n_off].reshape(n_t, n_off, 3)
@@ -372,10 +416,13 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         # The densest offset inside the band: a wobbling stroke is not always on the centre line.
         pick = np.argmax(chroma.sum(axis=2), axis=1)
         picked = chroma[np.arange(n_t), pick]
+        if blank is not None:
+            under = _chroma(blank[pos - n_t * n_off : pos].reshape(n_t, n_off, 3))
+            printed[s] = _smooth_along(under[np.arange(n_t), pick], ~skip[:, centre])
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
-    return _Profiles(out, valid, river, along)
+    return _Profiles(out, valid, river, along, printed if blank is not None else None)
 
 
 SMOOTH = 0.1
@@ -519,7 +566,9 @@ def measure_sections(
     crossing partner is clearly drawn, the stretch around the crossing point is not counted.
     """
     profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + END_GAP)
-    levels = _print_levels(profiles)
+    # With a calibrated blank, what the print puts under each sample is known; otherwise it is
+    # estimated from the undrawn sections of this sheet.
+    levels = profiles.printed if profiles.printed is not None else _print_levels(profiles)
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
     cleaned = {s: _explain_print(d, levels[s], dirs) for s, d in profiles.delta.items()}
