@@ -87,6 +87,10 @@ class Calibration:
     source: str = ""
     appearance: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    blank_image: Any = field(default=None, repr=False, compare=False)
+    """The print's straightened blank map (RGB uint8 array) as ``nsvision calibrate`` measured it, held in
+    memory until ``write_calibration`` saves it next to the JSON; a loaded file keeps it on disk
+    (``appearance.blank_image``, read by ``nsvision.vision.calibrate.load_blank``)."""
 
 
 class _Checker:
@@ -316,3 +320,76 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
             str(path), [f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"]
         ) from None
     return parse_calibration(data, str(path))
+
+
+# ---- writing -------------------------------------------------------------------------------------
+
+
+def _map_to_dict(game_map: GameMap, raw_map: Any) -> dict[str, Any]:
+    """The ``map`` object of a calibration file; keys it does not model (notes, boundaries) are kept."""
+    out: dict[str, Any] = dict(raw_map) if isinstance(raw_map, dict) else {}
+    out.update(
+        {
+            "name": game_map.name,
+            "columns": game_map.columns,
+            "rows": game_map.rows,
+            "stations": [
+                {
+                    "x": s.point[0],
+                    "y": s.point[1],
+                    "symbol": s.symbol,
+                    "tourist_site": s.tourist_site,
+                    "departure": s.departure,
+                }
+                for s in game_map.stations
+            ],
+            "districts": [{"name": d.name, "box": list(d.box)} for d in game_map.districts],
+            "thames": [[x, y] for x, y in game_map.thames],
+            "tourist_track": list(game_map.tourist_track),
+            "interchange_points": {str(k): v for k, v in sorted(game_map.interchange_points.items())},
+            "max_sections": {
+                "normal": game_map.max_sections,
+                "second_section_power": game_map.max_sections_with_power,
+            },
+            "deck": {"street": list(game_map.street_cards), "underground": list(game_map.underground_cards)},
+        }
+    )
+    return out
+
+
+def _sheet_to_dict(sheet: SheetLayout, raw_sheet: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"units": raw_sheet["units"]} if isinstance(raw_sheet, dict) and "units" in raw_sheet else {}
+    out.update(
+        {
+            "width": sheet.width,
+            "height": sheet.height,
+            "header_box": list(sheet.header_box),
+            "map_box": list(sheet.map_box),
+            "lattice_origin": list(sheet.lattice_origin),
+            "lattice_pitch": sheet.lattice_pitch,
+            "station_radius": sheet.station_radius,
+            "score_zone_box": list(sheet.score_zone_box),
+            "score_boxes": [{"name": b.name, "rect": [b.x, b.y, b.w, b.h]} for b in sheet.score_boxes],
+            "tourist_track": [
+                {"value": t.value, "center": list(t.center), "radius": t.radius} for t in sheet.tourist_track
+            ],
+        }
+    )
+    return out
+
+
+def calibration_to_dict(calibration: Calibration) -> dict[str, Any]:
+    """The JSON document of a calibration, in this nsvision's ``format``/``version``.
+
+    ``parse_calibration`` reads it back to an equal calibration (the in-memory ``blank_image`` is
+    not part of it: ``nsvision.vision.calibrate.write_calibration`` saves that beside the file).
+    """
+    raw = calibration.raw
+    doc: dict[str, Any] = {"format": FORMAT, "version": VERSION, "name": calibration.name}
+    if isinstance(raw.get("description"), str):
+        doc["description"] = raw["description"]
+    doc["map"] = _map_to_dict(calibration.map, raw.get("map"))
+    doc["sheet"] = _sheet_to_dict(calibration.sheet, raw.get("sheet"))
+    if calibration.appearance:
+        doc["appearance"] = calibration.appearance
+    return doc
