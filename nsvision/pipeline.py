@@ -24,6 +24,7 @@ from nsvision.game.board import LINE_COLOURS
 from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
+from nsvision.vision.calibrate import load_blank
 from nsvision.vision.detect import Straightened, measure_sections, straighten
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.rebuild import Reading, rebuild
@@ -212,7 +213,8 @@ def analyze_sheet(
     loaded = image if isinstance(image, LoadedPage) else load_array(image, source)
     source, page = loaded.source, loaded.page
     reg = register(loaded.image, cal.map, source)
-    straight = straighten(loaded.image, reg, cal.map)
+    # A calibrated print brings its own blank: what is printed under every section is then known.
+    straight = straighten(loaded.image, reg, cal.map, blank=load_blank(cal))
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     evidence = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options)
