@@ -116,10 +116,12 @@ def test_two_page_pdf_prints_sheets_in_page_order(tmp_path: Path) -> None:
     pdf = next(folder.glob("*.pdf"))
     overlay = tmp_path / "ov.png"
     res = _run(str(pdf), "--json", "--overlay", str(overlay))
-    assert res.exit_code in (ExitCode.OK, ExitCode.RULES_BROKEN), res.output
+    assert res.exit_code in (ExitCode.OK, ExitCode.RULES_BROKEN, ExitCode.NEEDS_REVIEW), res.output
     out = json.loads(res.stdout)
     assert [s["page"] for s in out["sheets"]] == [1, 2]
-    assert [s["total"] for s in out["sheets"]] == [s["total"] for s in expected["sheets"]]
+    for read, truth in zip(out["sheets"], expected["sheets"], strict=True):
+        # Exact, or flagged for review with the total named as depending on doubtful sections.
+        assert read["total"] == truth["total"] or (read["needs_review"] and "total" in read["depends_on"])
     assert (tmp_path / "ov-p1.png").exists() and (tmp_path / "ov-p2.png").exists()
 
 
@@ -132,7 +134,8 @@ def test_photo_json_contract_and_overlay(tmp_path: Path) -> None:
     debug = tmp_path / "debug"
     res = _run(str(image), "--json", "--overlay", str(overlay), "--debug-dir", str(debug))
     out = json.loads(res.stdout)
-    assert isinstance(out["total"], int) and out["total"] == expected["total"]
+    assert isinstance(out["total"], int)
+    assert out["total"] == expected["total"] or (out["needs_review"] and "total" in out["depends_on"])
     assert isinstance(out["needs_review"], bool)
     assert set(out["lines"]) == {"purple", "blue", "pink", "green"}
     assert isinstance(out["violations"], list)

@@ -8,11 +8,18 @@ from typing import Annotated
 import typer
 
 from nsvision.calibration import load_calibration
-from nsvision.cli.app import app, guarded, out_console
+from nsvision.cli.app import app, err_console, guarded, out_console
 from nsvision.errors import ExitCode, InputError
 from nsvision.game.network import OBJECTIVES, GameOptions
 from nsvision.overlay import page_path, render_overlay, write_debug_images, write_image
-from nsvision.pipeline import SheetReport, SheetResult, analyze_file, overall_exit_code, score_network_file
+from nsvision.pipeline import (
+    SheetFailure,
+    SheetReport,
+    SheetResult,
+    analyze_file,
+    overall_exit_code,
+    score_network_file,
+)
 from nsvision.report import render_result, results_json
 
 
@@ -86,8 +93,11 @@ def score(
             guarded(lambda r=r: write_debug_images(r, debug_dir))
     if json_out:
         typer.echo(results_json(results, multi=len(results) > 1))
-    else:
-        for r in results:
+    for r in results:
+        # A sheet that could not be read is an error message (stderr); a score card is output.
+        if isinstance(r, SheetFailure):
+            render_result(r, err_console)
+        elif not json_out:
             render_result(r, out_console)
     code = overall_exit_code(results)
     if code != ExitCode.OK:
