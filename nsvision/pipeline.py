@@ -27,6 +27,7 @@ from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
 from nsvision.vision.detect import Straightened, measure_sections, straighten
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
+from nsvision.vision.marks import MarksReading, compare_marks, read_marks
 from nsvision.vision.rebuild import Reading, rebuild
 from nsvision.vision.register import Registration, register
 
@@ -47,6 +48,10 @@ class SheetReport:
     """Why the sheet needs review, in plain English (empty when it does not)."""
     reading: Reading | None = None
     registration: Registration | None = None
+    marks: MarksReading | None = None
+    """What the player marked in the score zone (crossed tourist circles, ticked "+10" boxes)."""
+    mark_differences: tuple[str, ...] = ()
+    """Where those marks disagree with what the lines earn, in plain English."""
     straightened: Straightened | None = field(default=None, repr=False, compare=False)
     seconds: float = 0.0
 
@@ -103,6 +108,9 @@ class SheetReport:
             ]
         if self.registration is not None:
             out["registration"] = self.registration.to_dict()
+        if self.marks is not None:
+            out["marks"] = self.marks.to_dict()
+            out["mark_differences"] = list(self.mark_differences)
         out["seconds"] = round(self.seconds, 3)
         return out
 
@@ -220,6 +228,8 @@ def analyze_sheet(
     reading = rebuild(evidence, cal.map, options)
     card, violations = _score(reading.network, cal)
     reasons = review_reasons(reading, reg)
+    marks = read_marks(loaded.image, reg, cal)
+    mark_differences = compare_marks(marks, card.tourist_circles, tuple(o.met for o in card.objectives))
     return SheetReport(
         source=source,
         page=page,
@@ -231,6 +241,8 @@ def analyze_sheet(
         review_reasons=reasons,
         reading=reading,
         registration=reg,
+        marks=marks,
+        mark_differences=mark_differences,
         straightened=straight,
         seconds=time.perf_counter() - start,
     )

@@ -73,6 +73,8 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
     console.print(f"[bold]total: {card.total}[/]")
     for v in report.violations:
         console.print(f"[red]rule broken[/] ({v.code}): {v.message}")
+    for diff in report.mark_differences:
+        console.print(f"[yellow]score zone[/]: {diff}")
     for reason in report.review_reasons:
         console.print(f"[yellow]needs review[/]: {reason}")
     if report.reading is not None and report.reading.doubtful:
