@@ -64,6 +64,14 @@ CalibrationOpt = Annotated[
 ]
 
 
+def _write_pictures(report: SheetReport, overlay: Path | None, debug_dir: Path | None, pages: int) -> None:
+    if overlay is not None:
+        target = page_path(overlay, report.page, pages)
+        guarded(lambda: write_image(target, render_overlay(report)))
+    if debug_dir is not None:
+        guarded(lambda: write_debug_images(report, debug_dir))
+
+
 @app.command()
 def score(
     file: Annotated[Path, typer.Argument(help="Photo, scan (JPEG, PNG, TIFF, WebP, BMP, HEIC), PDF or network JSON.")],
@@ -84,21 +92,16 @@ def score(
     """
     results = guarded(lambda: read_any(file, calibration, objective, solo))
     images = [r for r in results if isinstance(r, SheetReport) and r.straightened is not None]
-    if overlay is not None:
-        for r in images:
-            target = page_path(overlay, r.page, len(results))
-            guarded(lambda r=r, target=target: write_image(target, render_overlay(r)))
-    if debug_dir is not None:
-        for r in images:
-            guarded(lambda r=r: write_debug_images(r, debug_dir))
+    for report in images:
+        _write_pictures(report, overlay, debug_dir, len(results))
     if json_out:
         typer.echo(results_json(results, multi=len(results) > 1))
-    for r in results:
+    for result in results:
         # A sheet that could not be read is an error message (stderr); a score card is output.
-        if isinstance(r, SheetFailure):
-            render_result(r, err_console)
+        if isinstance(result, SheetFailure):
+            render_result(result, err_console)
         elif not json_out:
-            render_result(r, out_console)
+            render_result(result, out_console)
     code = overall_exit_code(results)
     if code != ExitCode.OK:
         raise typer.Exit(int(code))

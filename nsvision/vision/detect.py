@@ -193,7 +193,7 @@ def print_masks(image: np.ndarray, game_map: GameMap, px_per_pitch: int) -> tupl
         c = (round((x + MARGIN) * px_per_pitch), round((y + MARGIN) * px_per_pitch))
         reach = TOURIST_REACH if st.tourist_site else SYMBOL_REACH
         cv2.circle(near, c, round(reach * px_per_pitch), 1, -1)
-    dark &= near
+    dark = np.logical_and(dark, near).astype(np.uint8)
     river = np.zeros_like(dark)
     line = np.array([((x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch) for x, y in game_map.thames])
     cv2.polylines(river, [np.round(line).astype(np.int32)], False, 1, int(round(2 * THAMES_HALF_WIDTH * px_per_pitch)))

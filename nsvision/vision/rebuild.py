@@ -120,7 +120,8 @@ def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -
         dep = game_map.departure(c)
         cands = [s for s in marked if dep in (s.a, s.b) and float(_vec(evidence[s]) @ default[c]) >= ANCHOR_COS]
         options.append([None, *cands])
-    best_score, best_pick = -1.0, [None] * len(LINE_COLOURS)
+    best_score: float = -1.0
+    best_pick: list[Section | None] = [None] * len(LINE_COLOURS)
     for pick in itertools.product(*options):
         chosen = [s for s in pick if s is not None]
         if len(set(chosen)) != len(chosen):

@@ -252,7 +252,7 @@ def _grow(pts: np.ndarray, tree: cKDTree, seed: int, u: np.ndarray, v: np.ndarra
             dst = pts[list(new.values())]
             h, _ = cv2.findHomography(src, dst, cv2.LMEDS)
             if h is not None:
-                model = h
+                model = np.asarray(h, dtype=np.float64)
         grew = len(new) > len(coords)
         coords = new if len(new) >= len(coords) else coords
         if not grew:
