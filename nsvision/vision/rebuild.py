@@ -34,6 +34,8 @@ DRAWN = 0.5
 """Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
 EMPTY = 0.3
 """Share up to which a section is surely empty (99 % of undrawn sections stay below once crossings are discounted)."""
+FAINT_LINE_INK = 0.08
+"""Marked share that, at the departure station of a colour read as empty, puts a section in doubt."""
 GAPPED_INK = 0.12
 """Marked share from which an undrawn-looking section with marks at both ends is put in doubt."""
 GAPPED_SPAN = 0.75
@@ -241,6 +243,15 @@ def rebuild(
         for s in _bridges(colour, decided, evidence, hues, game_map):
             c, f, r, m = decided[s]
             decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
+    # Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
+    # leaving its departure station, is more likely a light pencil than an empty round.
+    for colour in LINE_COLOURS:
+        if any(d[0] == colour for d in decided.values()):
+            continue
+        dep = game_map.departure(colour)
+        for s, (c, f, _r, m) in list(decided.items()):
+            if c is None and dep in (s.a, s.b) and evidence[s].ink >= FAINT_LINE_INK and nearest[s] == colour:
+                decided[s] = (c, min(f, 0.6), f"the {colour} line may be drawn faintly here", m)
 
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, r if f < CONFIDENT else "", evidence[s], c or nearest[s], m)
