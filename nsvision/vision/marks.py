@@ -304,7 +304,7 @@ def locate_zone(image: np.ndarray, registration: Registration, sheet: SheetLayou
     track, boxes = sheet.tourist_track, sheet.score_boxes
     centers = np.array([c.center for c in track] + [b.center for b in boxes], dtype=np.float64).reshape(-1, 2)
     tolerance = MATCH_TOLERANCE * _nearest_spacing(centers)
-    ring_pick = [
+    ring_pick: list[FoundRing | None] = [
         _nearest(c.center, [r for r in found_rings if 0.75 <= r.radius / c.radius <= 1.33], tolerance[i])
         for i, c in enumerate(track)
     ]
@@ -320,14 +320,13 @@ def locate_zone(image: np.ndarray, registration: Registration, sheet: SheetLayou
     trusted = {used[k] for k, ok in enumerate(inliers) if ok}
     scale = float(np.sqrt(abs(np.linalg.det(correction[:, :2]))))
     fit = ZoneFit(zone, correction, len(trusted), (), {})
+    # Each circle is placed by the correction (fitted to every shape re-found, so one ring whose hole
+    # a blurred number bites into cannot pull it) and then centred on its own printed ring.
+    ink_value = _ink_darkness(zone)
     circles: list[FoundRing] = []
-    for i, c in enumerate(track):
-        ring = ring_pick[i]
-        if i in trusted and ring is not None:
-            circles.append(ring)
-        else:
-            p = fit.apply(np.array(c.center))[0]
-            circles.append(FoundRing((float(p[0]), float(p[1])), c.radius * scale, 0.0))
+    for c in track:
+        p = fit.apply(np.array(c.center))[0]
+        circles.append(_centre_ring(zone, ink_value, (float(p[0]), float(p[1])), c.radius * scale))
     placed: dict[str, FoundBox] = {}
     for j, b in enumerate(boxes):
         box = box_pick[j]
@@ -393,81 +392,150 @@ def _fit_correction(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.nd
     return m, keep
 
 
+RING_SEARCH = 2.5
+"""Sheet units around its corrected place where a track circle's ring is looked for."""
+
+
+def _ink_darkness(zone: ZoneImage) -> np.ndarray:
+    """0–1 darkness of printed ink (max channel under the local paper): coloured pencil barely counts."""
+    value = zone.image.max(axis=2).astype(np.float32)
+    k = int(round(8 * zone.px_per_unit)) | 1
+    paper = cv2.blur(cv2.dilate(value, np.ones((k, k), np.uint8)), (k, k)) + 1.0
+    return np.clip(1.0 - value / paper, 0.0, 1.0) * zone.visible
+
+
+def _centre_ring(zone: ZoneImage, darkness: np.ndarray, center: tuple[float, float], radius: float) -> FoundRing:
+    """The centre within ``RING_SEARCH`` of ``center`` where a circle of ``radius`` lies darkest on the ink."""
+    s = zone.px_per_unit
+    ang = np.linspace(0.0, 2 * np.pi, 72, endpoint=False)
+    ring = np.stack([np.cos(ang), np.sin(ang)], axis=1) * radius * s
+    steps = np.arange(-RING_SEARCH, RING_SEARCH + 1e-9, 0.5) * s
+    ox, oy = np.meshgrid(steps, steps)
+    offsets = np.stack([ox.ravel(), oy.ravel()], axis=1)
+    c_px = zone.to_px(np.array(center))
+    pts = c_px[None, None, :] + offsets[:, None, :] + ring[None, :, :]
+    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, darkness.shape[1] - 1)
+    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, darkness.shape[0] - 1)
+    # The median along the ring ignores the lines joining the circles and any stroke across it.
+    score = np.median(darkness[ys, xs], axis=1)
+    best = offsets[int(np.argmax(score))] if score.max() > 0 else np.zeros(2)
+    u, v = zone.to_units(c_px + best)
+    return FoundRing((float(u), float(v)), radius, 0.0)
+
+
 # ---- pencil in circles and boxes -------------------------------------------------------------------
 
 DIGIT_BAND = 0.375
 """Half-height of a track circle's printed number, as a share of the radius, when the calibration has
 not measured it (the default print's numbers are three quarters of the radius tall)."""
 DIGIT_MARGIN = 0.075
-"""Share of the radius kept clear above and below the number: its blur in a soft picture."""
+"""Share of the radius added to that half-height for the number's blur in a soft picture."""
+NUMBER_CLEARANCE = 1.5
+"""Sheet units kept clear around the printed number's ink (its blur and anti-aliasing)."""
 INSIDE = 0.78
 """Share of a ring's radius measured inside it: the ring's own ink, blurred, stays outside."""
-CORNER_DX = 0.2
-"""The corners above and below the number start this share of the radius left and right of the centre."""
-COLUMN_DX = 0.12
-"""Half-width (share of the radius) of the centre column above and below the number, which a diagonal
-stroke misses but the number's own blur reaches: it is the circle's own baseline."""
+LINE_ANGLES = (25, 71, 5)
+"""Angles (degrees from the x axis: start, stop, step, and their mirror images) of the lines tried
+through a circle: people cross circles out diagonally; a horizontal stroke would hide in the number."""
+LINE_OFFSET = 0.35
+"""The lines tried pass within this share of the radius of the circle's centre."""
+NOISE_LINES = 3.0
+"""Chance deviations of a line's mean density (from the paper's noise) taken off a circle's score."""
 PENCIL_OD = 0.12
 """Optical density (in the channel a mark darkens most) above which a pixel carries a mark."""
-CROSSED = 0.06
-"""Circle score above which a circle is crossed out. Untouched circles score under 0.035 on rendered
-photos and scans; crossed ones over 0.1 (light slashes about 0.045)."""
+NOISE_SIGMAS = 5.0
+"""A mark must stand this many robust deviations of the paper's density above it."""
+CROSSED = 0.075
+"""Circle score (OD) above which a circle is crossed out."""
 TICKED = 0.012
 """Share of a "+10" box's inside carrying a mark above which the box is ticked (empty boxes score 0,
 ticks over 0.03)."""
+BOX_INSET = 0.25
+"""Share of a box's smaller side left out along its edges: a blurred outline must not count as a mark
+(a tick fills the middle of the box)."""
 CLEAR = 4.0
 """A score this many times past its threshold (either way) is read with full confidence."""
 SEEN = 0.98
 """Share of a circle or box that must lie inside the picture for it to be judged."""
 
 
-def paper_density(patch: np.ndarray, region: np.ndarray) -> np.ndarray:
-    """Per-pixel optical density over the patch's own paper, in the channel the mark darkens most.
+def mark_density(patch: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """Per-pixel optical density over the patch's own paper, in the channel a mark darkens most.
 
     The paper is the bright end (90th percentile, per channel) of ``region``: most of a circle's
-    or box's inside stays empty even when it is crossed out or ticked.
+    or box's inside stays empty even when it is crossed out or ticked. A light blur first: a
+    pencil stroke is several pixels wide here, sensor noise is not.
     """
-    px = patch[region].astype(np.float32)
-    if len(px) == 0:
+    smooth = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), 1.0)
+    if not region.any():
         return np.zeros(patch.shape[:2], np.float32)
-    paper = np.percentile(px, 90, axis=0) + 2.0
-    od = np.log(paper[None, None, :] / (patch.astype(np.float32) + 2.0))
-    return np.clip(od.max(axis=2), 0.0, None)
+    paper = np.percentile(smooth[region], 90, axis=0) + 2.0
+    return np.log(paper[None, None, :] / (smooth + 2.0)).max(axis=2)
+
+
+def marked_pixels(patch: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """Pixels of ``patch`` that carry a mark: denser than ``PENCIL_OD`` and than the paper's own noise."""
+    if not region.any():
+        return np.zeros(patch.shape[:2], bool)
+    od = mark_density(patch, region)
+    values = od[region]
+    centre = float(np.median(values))
+    spread = 1.4826 * float(np.median(np.abs(values - centre)))
+    return od > max(PENCIL_OD, centre + NOISE_SIGMAS * spread)
 
 
 def circle_score(zone: ZoneImage, ring: FoundRing, digit_band: float = DIGIT_BAND) -> float:
-    """How much a track circle looks crossed out: NaN when it is not (wholly) in the picture.
+    """How much a track circle looks crossed out (optical density): NaN when it is not wholly in the picture.
 
-    A cross or slash runs diagonally through the circle, so it marks two opposite corners of the
-    area above and below the printed number (``digit_band``, share of the radius). The score is
-    the share of pixels carrying a mark in the more marked pair of opposite corners, minus the
-    share in the centre column above and below the number, which only the number's blur reaches.
+    A cross or slash is a straight stroke through the circle. The mean density is taken along
+    many lines through the circle (diagonals, near the centre), off the printed number (dark ink
+    within ``digit_band``, a share of the radius, of the centre line); the score is
+    the densest line's excess over the median line, less what the paper's own noise would give
+    a line by chance. Untouched circles score about 0, crossed ones well above ``CROSSED``.
     """
     s = zone.px_per_unit
     cx, cy = zone.to_px(np.array(ring.center))
     r = ring.radius * s
-    x0, y0 = int(np.floor(cx - r)), int(np.floor(cy - r))
-    x1, y1 = int(np.ceil(cx + r)) + 1, int(np.ceil(cy + r)) + 1
+    x0, y0 = int(np.floor(cx - r)) - 2, int(np.floor(cy - r)) - 2
+    x1, y1 = int(np.ceil(cx + r)) + 3, int(np.ceil(cy + r)) + 3
     h, w = zone.image.shape[:2]
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h or zone.visible[y0:y1, x0:x1].mean() < SEEN:
         return float("nan")
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    dx, dy = (xx - cx) / r, (yy - cy) / r
-    inside = np.hypot(dx, dy) < INSIDE
-    marked = paper_density(zone.image[y0:y1, x0:x1], inside) > PENCIL_OD
-    caps = inside & (np.abs(dy) > digit_band + DIGIT_MARGIN)
-    corners = caps & (np.abs(dx) > CORNER_DX)
-    column = caps & (np.abs(dx) < COLUMN_DX)
-    # Image y grows downwards: dx * dy < 0 is the top-right and bottom-left pair.
-    pairs = [corners & (dx * dy < 0), corners & (dx * dy > 0)]
-    if min(int(p.sum()) for p in pairs) < 8 or column.sum() < 4:
+    inside = np.hypot(xx - cx, yy - cy) < INSIDE * r
+    patch = zone.image[y0:y1, x0:x1]
+    od = mark_density(patch, inside)
+    # The printed number: dark in every channel, within its band. Coloured pencil keeps a bright
+    # channel; graphite across the number is lost there but not above and below it.
+    value = patch.max(axis=2).astype(np.float32)
+    number = (value < DARK_INK * np.percentile(value[inside], 90)) & (np.abs(yy - cy) < (digit_band + DIGIT_MARGIN) * r)
+    k = 2 * int(round(NUMBER_CLEARANCE * s)) + 1
+    number = cv2.dilate(number.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+    free = inside & ~number
+    ang = np.radians(np.r_[np.arange(*LINE_ANGLES), 180 - np.arange(*LINE_ANGLES)])
+    offs = np.arange(-LINE_OFFSET * r, LINE_OFFSET * r + 1e-6, 1.5)
+    t = np.arange(-INSIDE * r, INSIDE * r, 0.75)
+    a, o, tt = np.meshgrid(ang, offs, t, indexing="ij")
+    # Angles count anticlockwise from the x axis; image y grows downwards.
+    dx = tt * np.cos(a) - o * np.sin(a)
+    dy = -tt * np.sin(a) - o * np.cos(a)
+    px = np.clip(np.round(cx + dx - x0).astype(int), 0, od.shape[1] - 1)
+    py = np.clip(np.round(cy + dy - y0).astype(int), 0, od.shape[0] - 1)
+    use = free[py, px]
+    n = use.sum(axis=2)
+    means = np.where(use, od[py, px], 0.0).sum(axis=2)[n >= 10] / n[n >= 10]
+    if len(means) < 10:
         return float("nan")
-    return float(max(marked[p].mean() for p in pairs) - marked[column].mean())
+    values = od[free]
+    noise_px = 1.4826 * float(np.median(np.abs(values - np.median(values))))
+    # Neighbouring samples along a line are correlated (the light blur): about one in three is new.
+    noise_line = noise_px / np.sqrt(float(np.median(n[n >= 10])) / 3)
+    return float(means.max() - np.median(means) - NOISE_LINES * noise_line)
 
 
 def box_score(zone: ZoneImage, box: FoundBox) -> float:
     """Share of a box's inside (clear of its outline) carrying a mark: NaN when it is not in the picture."""
-    inset = max(box.line_width, 0.12 * min(box.w, box.h))
+    inset = max(box.line_width, BOX_INSET * min(box.w, box.h))
     p0 = zone.to_px(np.array([box.x + inset, box.y + inset]))
     p1 = zone.to_px(np.array([box.x + box.w - inset, box.y + box.h - inset]))
     x0, y0 = int(np.ceil(p0[0])), int(np.ceil(p0[1]))
@@ -478,7 +546,7 @@ def box_score(zone: ZoneImage, box: FoundBox) -> float:
     if zone.visible[y0:y1, x0:x1].mean() < SEEN:
         return float("nan")
     region = np.ones((y1 - y0, x1 - x0), bool)
-    return float((paper_density(zone.image[y0:y1, x0:x1], region) > PENCIL_OD).mean())
+    return float(marked_pixels(zone.image[y0:y1, x0:x1], region).mean())
 
 
 def _certainty(score: float, threshold: float) -> float:
@@ -639,11 +707,16 @@ def _decide(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...]) ->
     )
     gains = np.concatenate([[0.0], np.cumsum(votes)])
     count = int(np.argmax(gains)) if len(circles) else 0
+    unseen = [i + 1 for i, c in enumerate(circles) if not c.seen]
+    if unseen and len(unseen) == len(circles):
+        doubts.append("the tourist track is not (wholly) in the picture: its crossed-out circles were not read")
+    elif unseen:
+        doubts.append(f"tourist circle(s) {', '.join(map(str, unseen))} not (wholly) in the picture")
+    if unseen:
+        certainty.append(0.0)
     for i, c in enumerate(circles):
         label = f"tourist circle {i + 1} ({c.value} points)"
         if not c.seen:
-            doubts.append(f"{label} is not (wholly) in the picture")
-            certainty.append(0.0)
             continue
         in_prefix = i < count
         if c.crossed != in_prefix:
