@@ -407,18 +407,23 @@ def _ink_darkness(zone: ZoneImage) -> np.ndarray:
 def _centre_ring(zone: ZoneImage, darkness: np.ndarray, center: tuple[float, float], radius: float) -> FoundRing:
     """The centre within ``RING_SEARCH`` of ``center`` where a circle of ``radius`` lies darkest on the ink."""
     s = zone.px_per_unit
-    ang = np.linspace(0.0, 2 * np.pi, 72, endpoint=False)
+    # Away from the lines that join the track's circles at 3 and 9 o'clock.
+    deg = np.r_[np.arange(25, 156, 5), np.arange(205, 336, 5)]
+    ang = np.radians(deg)
     ring = np.stack([np.cos(ang), np.sin(ang)], axis=1) * radius * s
-    steps = np.arange(-RING_SEARCH, RING_SEARCH + 1e-9, 0.5) * s
+    steps = np.arange(-RING_SEARCH, RING_SEARCH + 1e-9, 0.25) * s
     ox, oy = np.meshgrid(steps, steps)
     offsets = np.stack([ox.ravel(), oy.ravel()], axis=1)
     c_px = zone.to_px(np.array(center))
     pts = c_px[None, None, :] + offsets[:, None, :] + ring[None, :, :]
     xs = np.clip(np.round(pts[..., 0]).astype(int), 0, darkness.shape[1] - 1)
     ys = np.clip(np.round(pts[..., 1]).astype(int), 0, darkness.shape[0] - 1)
-    # The median along the ring ignores the lines joining the circles and any stroke across it.
-    score = np.median(darkness[ys, xs], axis=1)
-    best = offsets[int(np.argmax(score))] if score.max() > 0 else np.zeros(2)
+    score = darkness[ys, xs].mean(axis=1)
+    if score.max() <= 0:
+        return FoundRing(center, radius, 0.0)
+    # A printed ring is wider than the sampling circle's wobble, so the best score is a plateau:
+    # its centre is the ring's centre.
+    best = offsets[score >= score.max() - 0.02].mean(axis=0)
     u, v = zone.to_units(c_px + best)
     return FoundRing((float(u), float(v)), radius, 0.0)
 

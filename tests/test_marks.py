@@ -1,0 +1,167 @@
+"""What players mark in the score zone: crossed-out tourist circles and ticked "+10" boxes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nsvision.calibration import Calibration, TrackCircle
+from nsvision.game.network import Network
+from nsvision.game.simulate import simulate_game
+from nsvision.render.degrade import Degraded, clean, photo, photo_px_per_unit, scan, scan_px_per_unit
+from nsvision.render.pencil import SheetMarks, draw_sheet
+from nsvision.render.sheet import render_blank
+from nsvision.render.style import STYLES, SheetStyle
+from nsvision.vision.load import load_page
+from nsvision.vision.marks import BoxMark, CircleMark, MarksReading, compare_marks, read_marks
+from nsvision.vision.register import register
+
+WRITTEN = {"total": 101, "tourist_points": 8, "interchanges_2": 3, "purple_line_total": 20}
+"""Numbers written in boxes next to the marks, as players do."""
+
+
+def marked_sheet(
+    cal: Calibration,
+    style: str | SheetStyle,
+    mode: str,
+    seed: int,
+    crossed: int,
+    ticked: tuple[int, ...],
+    network: Network | None = None,
+) -> Degraded:
+    """A played sheet (lines of a simulated game) with ``crossed`` circles crossed out and the boxes ``ticked``."""
+    net = network if network is not None else simulate_game(cal.map, seed).network
+    marks = SheetMarks(tourist_circles_crossed=crossed, objectives_ticked=ticked, written=WRITTEN)
+    if mode == "clean":
+        return clean(draw_sheet(render_blank(cal, style, 2.0), net, cal, seed, marks), cal)
+    if mode == "scan":
+        ppu = scan_px_per_unit(200)
+        return scan(draw_sheet(render_blank(cal, style, ppu), net, cal, seed, marks), cal, seed, 0.3, 200)
+    ppu = photo_px_per_unit(cal, seed, 0.3, None, 3.0)
+    return photo(draw_sheet(render_blank(cal, style, ppu), net, cal, seed, marks), cal, seed, 0.3, None, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("style", "mode", "seed", "crossed", "ticked"),
+    [
+        ("print", "scan", 11, 0, ()),
+        ("print", "photo", 12, 4, (1,)),
+        ("cream", "scan", 13, 10, (2,)),
+        ("cream", "photo", 14, 7, (1, 2)),
+        ("print", "scan", 15, 2, (1, 2)),
+        ("cream", "photo", 16, 1, ()),
+        ("print", "photo", 17, 9, (2,)),
+        ("print", "photo", 20, 5, (1,)),
+    ],
+)
+def test_crossed_circles_and_ticks_are_read_exactly(
+    calibration: Calibration, style: str, mode: str, seed: int, crossed: int, ticked: tuple[int, ...]
+) -> None:
+    page = marked_sheet(calibration, style, mode, seed, crossed, ticked)
+    reading = read_marks(page.image, register(page.image, calibration.map), calibration)
+    assert reading.tourist_circles_crossed == crossed, reading.to_dict()
+    assert reading.objectives_ticked == (1 in ticked, 2 in ticked)
+    assert reading.tourist_points == calibration.map.tourist_track[crossed]
+    assert all(c.seen for c in reading.circles)
+    assert reading.shapes_found >= 20
+    # Each circle is reported where it is printed (a scan's sheet-to-image mapping is exact).
+    if mode == "scan":
+        px_per_unit = float(np.sqrt(abs(np.linalg.det(page.sheet_to_image[:2, :2]))))
+        for mark, circle in zip(reading.circles, calibration.sheet.tourist_track, strict=True):
+            true_px = page.sheet_to_image @ np.array([*circle.center, 1.0])
+            assert np.hypot(*(np.array(mark.center_px) - true_px[:2] / true_px[2])) < 0.5 * px_per_unit
+    assert compare_marks(reading, crossed, (1 in ticked, 2 in ticked)) == ()
+    json.dumps(reading.to_dict())
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def _sample_pages() -> list[tuple[str, int, dict[str, Any]]]:
+    out = []
+    for folder in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
+        doc = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+        for i, sheet in enumerate(doc.get("sheets", [doc])):
+            out.append((f"{folder.name}/{sheet['image']}", i + 1, sheet["marks"]))
+    return out
+
+
+SAMPLE_PAGES = _sample_pages()
+
+
+@pytest.mark.parametrize(("image", "page", "marks"), SAMPLE_PAGES, ids=[f"{i}:{p}" for i, p, _ in SAMPLE_PAGES])
+def test_committed_samples_marks(calibration: Calibration, image: str, page: int, marks: dict[str, Any]) -> None:
+    loaded = load_page(SAMPLES / image, page)
+    reading = read_marks(loaded.image, register(loaded.image, calibration.map), calibration)
+    assert reading.tourist_circles_crossed == marks["tourist_circles_crossed"], reading.doubtful
+    assert reading.objectives_ticked == tuple(i + 1 in marks["objectives_ticked"] for i in range(2))
+
+
+SLATE = dataclasses.replace(
+    STYLES["cream"],
+    name="slate",
+    paper_rgb=(236, 240, 244),
+    ink_rgb=(84, 36, 30),
+    tourist_mark="compass",
+    river_rgb=(120, 180, 110),
+    score_zone_rgb=(196, 222, 240),
+    box_fill_rgb=(255, 255, 255),
+    box_line_rgb=(84, 36, 30),
+    box_line_width=1.7,
+    label_rgb=(84, 36, 30),
+    page_margin=12.0,
+)
+
+
+def test_marks_follow_the_calibrated_layout(calibration: Calibration) -> None:
+    sh = calibration.sheet
+    boxes = tuple(dataclasses.replace(b, x=b.x + 6, y=b.y + 9) for b in sh.score_boxes)
+    track = tuple(TrackCircle(t.value, (t.center[0] * 0.97 + 9, t.center[1] + 13), 16.0) for t in sh.tourist_track)
+    other = dataclasses.replace(calibration, sheet=dataclasses.replace(sh, score_boxes=boxes, tourist_track=track))
+    page = marked_sheet(other, SLATE, "scan", 22, 5, (2,))
+    reading = read_marks(page.image, register(page.image, calibration.map), other)
+    assert reading.tourist_circles_crossed == 5
+    assert reading.objectives_ticked == (False, True)
+
+
+def test_a_picture_without_the_score_zone_reads_nothing_and_claims_nothing(calibration: Calibration) -> None:
+    page = marked_sheet(calibration, "print", "clean", 23, 6, (1,))
+    # Cut the picture just below the map: the score zone is not in it.
+    bottom = int(page.sheet_to_image[1, 1] * (calibration.sheet.map_box[1] + calibration.sheet.map_box[3] + 8))
+    image = np.ascontiguousarray(page.image[:bottom])
+    reading = read_marks(image, register(image, calibration.map), calibration)
+    assert not reading.seen and reading.confidence == 0.0
+    assert any("tourist track is not" in d for d in reading.doubtful)
+    assert not any(b.seen for b in reading.objectives)
+    assert compare_marks(reading, 6, (True,)) == ()
+
+
+def _reading(crossed: int, ticked: tuple[bool, ...], seen: bool = True) -> MarksReading:
+    values = (0, 1, 2, 4, 6, 8, 11, 14, 17, 21, 25)
+    score = 0.3 if seen else float("nan")
+    circles = tuple(
+        CircleMark(v, (10.0 * i, 0.0), score if i < crossed else (0.0 if seen else score), seen and i < crossed)
+        for i, v in enumerate(values)
+    )
+    boxes = tuple(BoxMark(f"objective_{i + 1}", (0.0, 0.0), 0.05 if t else 0.0, t) for i, t in enumerate(ticked))
+    return MarksReading(circles, boxes, crossed, 1.0, (), 34)
+
+
+def test_compare_marks_names_each_difference() -> None:
+    assert compare_marks(_reading(5, (True, False)), 5, (True, False)) == ()
+    track = compare_marks(_reading(5, (False, False)), 7, (False, False))
+    assert track == ("the tourist track has 5 circles crossed out, the lines earn 7 (8 points → 14)",)
+    objectives = compare_marks(_reading(3, (True, False)), 3, (False, True))
+    assert objectives == (
+        "the +10 box of objective 1 is ticked, but the lines do not meet objective 1",
+        "the lines meet objective 2 (+10), but its box is not ticked",
+    )
+    not_in_play = compare_marks(_reading(3, (False, True)), 3, (False,))
+    assert not_in_play == ("the +10 box of objective 2 is ticked, but no objective 2 is in play",)
+    assert compare_marks(_reading(1, (), seen=False), 4, ()) == ()
+    assert _reading(10, ()).tourist_points == 25 and _reading(11, ()).tourist_points == 25
