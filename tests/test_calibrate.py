@@ -168,6 +168,13 @@ def test_missing_or_corrupt_blank_image_is_a_calibration_error(calibration: Cali
     (tmp_path / "gone.png").write_bytes(b"not a png")
     with pytest.raises(CalibrationError, match="not a readable image"):
         load_blank(load_calibration(path))
+    _write_png(tmp_path / "gone.png", np.full((100, 100, 3), 250, np.uint8))
+    with pytest.raises(CalibrationError, match="px_per_pitch 48"):
+        load_blank(load_calibration(path))
+    # Another resolution than today's reader uses is fine when the file says which.
+    _write_png(tmp_path / "gone.png", np.full((490, 490, 3), 250, np.uint8))
+    blank = load_blank(load_calibration(path))
+    assert blank is not None and blank.shape == (490, 490, 3)
 
 
 def test_default_calibration_round_trips_through_its_dict(calibration: Calibration) -> None:

@@ -506,10 +506,12 @@ def write_calibration(calibration: Calibration, path: str | Path) -> list[Path]:
 
 
 def load_blank(calibration: Calibration) -> np.ndarray | None:
-    """The print's straightened blank map (RGB uint8, the canonical frame of ``detect.straighten``).
+    """The print's straightened blank map (RGB uint8): lattice point (x, y) at
+    ``((x + margin) * px_per_pitch, (y + margin) * px_per_pitch)`` with the ``appearance`` values
+    (those of ``detect.straighten`` when it was made).
 
     ``None`` when the calibration has none (the default one). Raises ``CalibrationError`` when the
-    file it names is missing, unreadable or not of the canonical size.
+    file it names is missing, unreadable or not of the size the calibration states.
     """
     if calibration.blank_image is not None:
         return np.asarray(calibration.blank_image)
@@ -529,16 +531,20 @@ def load_blank(calibration: Calibration) -> np.ndarray | None:
     ppp = calibration.appearance.get("px_per_pitch", PX_PER_PITCH)
     margin = calibration.appearance.get("margin", MARGIN)
     game_map = calibration.map
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in (ppp, margin))
     expected = (
-        int(round((game_map.rows - 1 + 2 * margin) * ppp)),
-        int(round((game_map.columns - 1 + 2 * margin) * ppp)),
+        (int(round((game_map.rows - 1 + 2 * margin) * ppp)), int(round((game_map.columns - 1 + 2 * margin) * ppp)))
+        if numbers
+        else None
     )
-    if (ppp, margin) != (PX_PER_PITCH, MARGIN) or bgr.shape[:2] != expected:
+    # Any resolution and margin will do (the reader resamples), as long as the file says which.
+    if expected is None or abs(bgr.shape[0] - expected[0]) > 1 or abs(bgr.shape[1] - expected[1]) > 1:
         raise CalibrationError(
             source,
             [
-                f"$.appearance.blank_image: {path} is {bgr.shape[1]}x{bgr.shape[0]} px at {ppp} px per pitch; "
-                f"this nsvision straightens maps to {PX_PER_PITCH} px per pitch with a {MARGIN} margin"
+                f"$.appearance.blank_image: {path} is {bgr.shape[1]}x{bgr.shape[0]} px, but px_per_pitch "
+                f"{ppp!r} and margin {margin!r} make a {game_map.columns}x{game_map.rows} map "
+                + (f"{expected[1]}x{expected[0]} px" if expected else "of no size")
             ],
             hint,
         )
