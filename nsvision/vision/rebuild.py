@@ -34,6 +34,8 @@ DRAWN = 0.5
 """Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
 EMPTY = 0.3
 """Share up to which a section is surely empty (99 % of undrawn sections stay below once crossings are discounted)."""
+FAINT_EXTENSION_INK = 0.2
+"""Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
 FAINT_LINE_INK = 0.08
 """Marked share that, at the departure station of a colour read as empty, puts a section in doubt."""
 GAPPED_INK = 0.12
@@ -243,6 +245,15 @@ def rebuild(
         for s in _bridges(colour, decided, evidence, hues, game_map):
             c, f, r, m = decided[s]
             decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
+    # Faint pencil of a line's own hue leaving one of that line's stations may be its last section,
+    # drawn lightly: a person should look.
+    for s, (c, f, _r, m) in list(decided.items()):
+        k = nearest[s]
+        if c is not None or evidence[s].ink < FAINT_EXTENSION_INK or f < CONFIDENT:
+            continue
+        line_stations = {p for t, d in decided.items() if d[0] == k for p in (t.a, t.b)}
+        if s.a in line_stations or s.b in line_stations:
+            decided[s] = (c, min(f, 0.65), f"faint {k} pencil ({evidence[s].ink:.0%} of it) next to the {k} line", m)
     # Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
     # leaving its departure station, is more likely a light pencil than an empty round.
     for colour in LINE_COLOURS:
