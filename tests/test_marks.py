@@ -18,7 +18,7 @@ from nsvision.render.pencil import SheetMarks, draw_sheet
 from nsvision.render.sheet import render_blank
 from nsvision.render.style import STYLES, SheetStyle
 from nsvision.vision.load import load_page
-from nsvision.vision.marks import BoxMark, CircleMark, MarksReading, compare_marks, read_marks
+from nsvision.vision.marks import BoxMark, CircleMark, MarksReading, compare_marks, crossed_count, read_marks
 from nsvision.vision.register import register
 
 WRITTEN = {"total": 101, "tourist_points": 8, "interchanges_2": 3, "purple_line_total": 20}
@@ -165,3 +165,15 @@ def test_compare_marks_names_each_difference() -> None:
     assert not_in_play == ("the +10 box of objective 2 is ticked, but no objective 2 is in play",)
     assert compare_marks(_reading(1, (), seen=False), 4, ()) == ()
     assert _reading(10, ()).tourist_points == 25 and _reading(11, ()).tourist_points == 25
+
+
+def test_crossed_count_reads_a_track_against_its_own_clean_circles() -> None:
+    nan = float("nan")
+    faint_prefix = (0.039, 0.035, 0.044, 0.161, 0.08, 0.001, 0.003, 0.004, 0.002, 0.004, 0.004)
+    assert crossed_count(faint_prefix) == 5
+    assert crossed_count((0.02, 0.012, 0.0, -0.01, 0.03, 0.0, 0.01, 0.02, 0.0, 0.005, 0.01)) == 0
+    assert crossed_count((0.3,) * 11) == 11
+    assert crossed_count((0.3, 0.25, 0.4, 0.5, nan, nan, nan, nan, nan, nan, nan)) == 4
+    assert crossed_count((nan,) * 11) == 0
+    # A faint cross between clear ones still counts: crosses go from the left.
+    assert crossed_count((0.3, 0.05, 0.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)) == 3

@@ -455,6 +455,12 @@ CROSSED = 0.075
 TICKED = 0.012
 """Share of a "+10" box's inside carrying a mark above which the box is ticked (empty boxes score 0,
 ticks over 0.03)."""
+SCORE_FLOOR = 0.01
+"""Circle scores below this are all just clean paper when the track is split into crossed and clean."""
+SPLIT_CONTRAST = 2.5
+"""The crossed prefix must score this many times the clean rest (geometric means) ..."""
+SPLIT_MIN = 0.04
+"""... and at least this much (geometric mean), or the track is judged as a whole."""
 BOX_INSET = 0.25
 """Share of a box's smaller side left out along its edges: a blurred outline must not count as a mark
 (a tick fills the middle of the box)."""
@@ -625,8 +631,8 @@ class MarksReading:
     objectives: tuple[BoxMark, ...]
     """The "+10" boxes, ``objective_1`` first."""
     tourist_circles_crossed: int
-    """Circles crossed out from the left: the count that agrees best with every circle's score
-    (players cross them in order, so a faint cross between two clear ones still counts)."""
+    """Circles crossed out from the left, read from all the circles together (``crossed_count``):
+    a faint cross among clear ones still counts."""
     confidence: float
     """0–1: how clear the least clear mark is (0 when a mark could not be seen or contradicts the order)."""
     doubtful: tuple[str, ...]
@@ -698,20 +704,38 @@ def read_marks(image: np.ndarray, registration: Registration, calibration: Calib
     return MarksReading(circles, tuple(objectives), count, certainty, tuple(doubts), fit.matched)
 
 
+def crossed_count(scores: tuple[float, ...]) -> int:
+    """How many circles are crossed out from the left, from every circle's score (NaN: not seen).
+
+    Players cross circles in order, and one player's crosses look alike, so the track splits into
+    a denser prefix and a cleaner rest: the split that makes both groups most uniform (in log
+    score) is taken when the prefix is clearly denser (``SPLIT_CONTRAST``) and clearly marked
+    (``SPLIT_MIN``). This reads a sheet's faint crosses against its own clean circles, where one
+    threshold for every picture would not. Without such a split the track is all crossed or all
+    clean, by its median score against ``CROSSED``.
+    """
+    seen = [i for i, v in enumerate(scores) if np.isfinite(v)]
+    if not seen:
+        return 0
+    logs = np.log(np.maximum(np.array([scores[i] for i in seen]), SCORE_FLOOR))
+    best: tuple[float, int, float, float] | None = None
+    for k in range(1, len(logs)):
+        head, tail = logs[:k], logs[k:]
+        cost = float(((head - head.mean()) ** 2).sum() + ((tail - tail.mean()) ** 2).sum())
+        if best is None or cost < best[0]:
+            best = (cost, k, float(head.mean()), float(tail.mean()))
+    if best is not None:
+        _cost, k, head_mean, tail_mean = best
+        if head_mean - tail_mean > np.log(SPLIT_CONTRAST) and np.exp(head_mean) > SPLIT_MIN:
+            return seen[k - 1] + 1
+    return seen[-1] + 1 if float(np.median(np.exp(logs))) > CROSSED else 0
+
+
 def _decide(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...]) -> tuple[int, list[str], float]:
     """The crossed count that best fits the scores, the marks in doubt, and the overall confidence."""
     doubts: list[str] = []
     certainty = [1.0]
-    # Each circle votes for "crossed" or not by how far its score is past the threshold (capped),
-    # and the count is the prefix with the most votes; unseen circles do not vote.
-    votes = np.array(
-        [
-            np.clip(np.log(max(c.score, CROSSED / 64) / CROSSED) / np.log(CLEAR), -1, 1) if c.seen else 0.0
-            for c in circles
-        ]
-    )
-    gains = np.concatenate([[0.0], np.cumsum(votes)])
-    count = int(np.argmax(gains)) if len(circles) else 0
+    count = crossed_count(tuple(c.score for c in circles))
     unseen = [i + 1 for i, c in enumerate(circles) if not c.seen]
     if unseen and len(unseen) == len(circles):
         doubts.append("the tourist track is not (wholly) in the picture: its crossed-out circles were not read")
