@@ -25,7 +25,7 @@ from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
-from nsvision.vision.detect import Straightened, measure_sections, straighten
+from nsvision.vision.detect import MARGIN, Straightened, measure_sections, straighten
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, read_marks
 from nsvision.vision.rebuild import Reading, rebuild
@@ -222,7 +222,9 @@ def analyze_sheet(
     source, page = loaded.source, loaded.page
     reg = register(loaded.image, cal.map, source)
     # A calibrated print brings its own blank: what is printed under every section is then known.
-    straight = straighten(loaded.image, reg, cal.map, blank=load_blank(cal))
+    straight = straighten(
+        loaded.image, reg, cal.map, blank=load_blank(cal), blank_margin=float(cal.appearance.get("margin", MARGIN))
+    )
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     evidence = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options)
