@@ -751,7 +751,7 @@ def _cell(value: Any) -> Any:
 
 
 def csv_row(row: SheetRow) -> dict[str, Any]:
-    """One ``results.csv`` row (the fields of ``report.summary_row`` plus player, claims and a note)."""
+    """One ``results.csv`` row: scores, status, player, violations, doubts, claim differences and a note."""
     out: dict[str, Any] = {"source": row.source, "page": row.page, "player": row.player, "status": row.status}
     score = row.sheet.get("score")
     if row.read and isinstance(score, Mapping):

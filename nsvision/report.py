@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -90,23 +89,3 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
             f"[dim]map found: {reg.stations_found}/{len(reg.station_xy_px)} station symbols, "
             f"residual {reg.median_residual:.3f} pitch, {report.seconds:.2f} s[/]"
         )
-
-
-def summary_row(result: SheetResult) -> dict[str, Any]:
-    """A flat row for CSV output."""
-    row: dict[str, Any] = {"source": result.source, "page": result.page, "status": result.status}
-    if isinstance(result, SheetFailure):
-        row["error"] = result.error.message
-        return row
-    card = result.score
-    for line in card.lines:
-        row[f"{line.colour}"] = line.score
-    row.update(
-        tourist=card.tourist_points,
-        interchanges=card.interchanges.points,
-        objectives=sum(o.points for o in card.objectives),
-        total=card.total,
-        violations=";".join(v.code for v in result.violations),
-        doubtful=";".join(result.doubtful_sections),
-    )
-    return row

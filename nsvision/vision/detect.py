@@ -1,16 +1,20 @@
-"""Pencil evidence: for every potential section and every colour, how much of it carries that pencil.
+"""Pencil evidence: for every potential section, how much of it carries pencil, and of what colour.
 
 The map is first straightened into a canonical image where lattice point ``(x, y)`` sits at
-``((x + MARGIN) * PX_PER_PITCH, (y + MARGIN) * PX_PER_PITCH)``. Light and colour cast are then
-divided out using the paper itself (a wide max-filter of the image is the paper's local white),
-and the picture is turned into optical density (OD = -log reflectance), where pencil over
-printed colour adds to it.
+``((x + MARGIN) * PX_PER_PITCH, (y + MARGIN) * PX_PER_PITCH)``. Thin marks are then measured as
+optical density relative to a median a little wider than a pencil stroke
+(``stroke_density``): the paper tone, light gradients, colour casts and every broad printed area
+(the Thames band, the discs) cancel, and what is left is pencil plus the print's own thin marks.
 
-Each section is measured between the two station symbols, sample by sample: the density on the
-section minus the density just beside it. What is printed under the section *and* beside it (the
-Thames band, the paper tone) cancels; what is only on the section is pencil or the grey guide
-line. The neutral (grey) part is removed, and what is left is compared with the four pencil
-hues. Measurements are kept raw; deciding is the rebuild stage's job.
+Those print marks are removed where the map data says they are, whatever the print looks like:
+each station's radially symmetric ring and halo, the district borders, the Thames' banks (found as
+the lines that run alongside the river), dark ink near the symbols. What the print puts under
+every section (the guide dashes) is explained away per sample by a non-negative fit of "print +
+one pencil"; with a calibrated print, its own blank sheet says what is under each sample.
+
+Each section is then sampled between the two symbols (following a wobbling stroke sideways), and
+its raw measurements are kept: the share marked with pencil-like colour, the longest run, the
+strength, the median colour, the share over the Thames. Deciding is the rebuild stage's job.
 """
 
 from __future__ import annotations
