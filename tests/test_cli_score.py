@@ -27,9 +27,12 @@ def test_network_json_legal(tmp_path: Path) -> None:
     res = _run(str(f), "--json")
     assert res.exit_code == ExitCode.OK, res.output
     out = json.loads(res.stdout)
-    assert out["total"] == sum(line["score"] for line in out["lines"].values()) + out["score"]["tourist_points"] + out[
-        "score"
-    ]["interchanges"]["points"]
+    assert (
+        out["total"]
+        == sum(line["score"] for line in out["lines"].values())
+        + out["score"]["tourist_points"]
+        + out["score"]["interchanges"]["points"]
+    )
     assert out["needs_review"] is False
     assert out["violations"] == []
     assert out["lines"]["blue"]["sections"] == [["5,4", "5,7"]]
