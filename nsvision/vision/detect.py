@@ -150,9 +150,15 @@ def straighten(
     fine = _resample_grid(coarse, step, size_x, size_y)
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     dark, river = print_masks(canon, game_map, ppp)
-    density = remove_symbol_halos(stroke_density(canon, ppp), game_map, ppp)
+    borders = district_borders(game_map, ppp, canon.shape)
+    # Where two district borders meet, their colour can outnumber the paper inside the median's
+    # window and tint the surround a mark is compared with (pink then reads purple, green blue):
+    # the surround is taken with the borders painted over from the paper beside them.
+    wide = cv2.dilate(borders.astype(np.uint8), np.ones((3, 3), np.uint8))
+    surround = cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA)
+    density = remove_symbol_halos(stroke_density(canon, ppp, surround), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
-    ignore = dark | banks | district_borders(game_map, ppp, canon.shape)
+    ignore = dark | banks | borders
     printed = blank_density(blank, game_map, blank_margin) if blank is not None else None
     return Straightened(canon, density, ignore, river, ppp, MARGIN, printed)
 
@@ -311,16 +317,17 @@ MEDIAN_WIDTH = 0.2
 width, well under the Thames band's, so the band keeps its edges."""
 
 
-def stroke_density(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
+def stroke_density(image: np.ndarray, px_per_pitch: int, surround: np.ndarray | None = None) -> np.ndarray:
     """Optical density of thin marks relative to their surroundings: ``-log(image / median(image))``.
 
     A median wider than twice a pencil stroke erases the stroke but keeps every broad printed
     area (the Thames band, paper tone, shadows) with straight edges in place, so the ratio cancels
     print, light gradient and colour cast alike and leaves thin marks. Values may be negative
-    where a thin mark is lighter than what surrounds it in some channel.
+    where a thin mark is lighter than what surrounds it in some channel. ``surround`` is the
+    picture the median is taken of, when it should differ from ``image`` (see ``straighten``).
     """
     k = max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1)
-    background = cv2.medianBlur(image, k).astype(np.float32) + 4.0
+    background = cv2.medianBlur(image if surround is None else surround, k).astype(np.float32) + 4.0
     img = image.astype(np.float32) + 4.0
     return -np.log(np.clip(img / background, 0.02, 8.0)).astype(np.float32)
 
