@@ -34,6 +34,8 @@ DRAWN = 0.5
 """Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
 EMPTY = 0.3
 """Share up to which a section is surely empty (99 % of undrawn sections stay below once crossings are discounted)."""
+WEAK_SURE_INK = 0.7
+"""Marked share a section seen mostly over the Thames needs before it is read without doubt."""
 FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
 FAINT_LINE_INK = 0.08
@@ -207,11 +209,13 @@ def rebuild(
             )
             for k in LINE_COLOURS
         }
-        if support[c] > 0 and support[c] == max(support.values()):
+        rivals = [k for k in LINE_COLOURS if k != c and support[k] >= support[c]]
+        if support[c] > 0 and not rivals and evidence[s].ink >= WEAK_SURE_INK:
             continue
         backed = [k for k in (c, second_choice[s]) if support[k] > 0]
         if support[c] == 0 and len(backed) == 1:
-            decided[s] = (backed[0], min(f, CONFIDENT), "", m)
+            # The structure's best guess, but still a guess: a person confirms it.
+            decided[s] = (backed[0], min(f, 0.8), f"colour over the Thames taken from the {backed[0]} line", m)
         else:
             decided[s] = (c, min(f, 0.6), r or f"colour over the Thames unclear (nearest {c})", m)
 
