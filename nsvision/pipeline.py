@@ -25,7 +25,7 @@ from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
-from nsvision.vision.detect import MARGIN, Straightened, measure_sections, straighten
+from nsvision.vision.detect import MARGIN, Straightened, blank_density, measure_sections, straighten
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, read_marks
 from nsvision.vision.rebuild import Reading, rebuild
@@ -204,6 +204,27 @@ def review_reasons(reading: Reading, registration: Registration) -> tuple[str, .
     return tuple(reasons)
 
 
+_PRINT_DENSITY: dict[tuple[str, str], np.ndarray] = {}
+"""Calibrated blanks' print density, by calibration file and blank image: computed once per batch."""
+
+
+def print_density(cal: Calibration) -> np.ndarray | None:
+    """The thin-mark density of a calibrated print's blank sheet, or None for an uncalibrated print."""
+    name = cal.appearance.get("blank_image")
+    if cal.blank_image is None and name is None:
+        return None
+    key = (cal.source, str(name))
+    if cal.blank_image is None and key in _PRINT_DENSITY:
+        return _PRINT_DENSITY[key]
+    blank = load_blank(cal)
+    if blank is None:
+        return None
+    density = blank_density(blank, cal.map, float(cal.appearance.get("margin", MARGIN)))
+    if cal.blank_image is None and cal.source:
+        _PRINT_DENSITY[key] = density
+    return density
+
+
 def analyze_sheet(
     image: np.ndarray | LoadedPage,
     calibration: Calibration | None = None,
@@ -222,9 +243,7 @@ def analyze_sheet(
     source, page = loaded.source, loaded.page
     reg = register(loaded.image, cal.map, source)
     # A calibrated print brings its own blank: what is printed under every section is then known.
-    straight = straighten(
-        loaded.image, reg, cal.map, blank=load_blank(cal), blank_margin=float(cal.appearance.get("margin", MARGIN))
-    )
+    straight = straighten(loaded.image, reg, cal.map, print_density(cal))
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     evidence = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options)

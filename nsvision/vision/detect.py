@@ -127,12 +127,11 @@ def straighten(
     image: np.ndarray,
     registration: Registration,
     game_map: GameMap,
-    blank: np.ndarray | None = None,
-    blank_margin: float = MARGIN,
+    print_density: np.ndarray | None = None,
 ) -> Straightened:
     """Resample the map into the canonical frame through the registration (homography + residual field).
 
-    ``blank`` is the straightened blank sheet of this print (from ``nsvision calibrate``), if any.
+    ``print_density`` is ``blank_density`` of this print's calibrated blank sheet, if any.
     """
     ppp = PX_PER_PITCH
     size_x = int(round((game_map.columns - 1 + 2 * MARGIN) * ppp))
@@ -159,8 +158,7 @@ def straighten(
     density = remove_symbol_halos(stroke_density(canon, ppp, surround), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
     ignore = dark | banks | borders
-    printed = blank_density(blank, game_map, blank_margin) if blank is not None else None
-    return Straightened(canon, density, ignore, river, ppp, MARGIN, printed)
+    return Straightened(canon, density, ignore, river, ppp, MARGIN, print_density)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
