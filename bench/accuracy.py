@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-from nsvision.render.sample import make_sample, write_sample
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS
 from nsvision.pipeline import SheetReport, analyze_file
+from nsvision.render.sample import make_sample, write_sample
 
 VIOLATIONS = ("sections_cross", "cycle", "drawn_twice", "not_connected")
 
