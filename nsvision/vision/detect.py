@@ -491,6 +491,10 @@ def _print_levels(profiles: _Profiles) -> dict[Section, np.ndarray]:
     return {s: np.where(profiles.river[s][:, None], zone_levels[1], zone_levels[0]) for s in profiles.delta}
 
 
+PRINT_EXPLAIN_MAX = 2.0
+"""At most this many times the print's own level is explained away as print at one sample."""
+
+
 def _explain_print(delta: np.ndarray, level: np.ndarray, dirs: np.ndarray) -> np.ndarray:
     """Remove from each sample the part that the print's own mark explains (non-negative least squares).
 
@@ -515,6 +519,13 @@ def _explain_print(delta: np.ndarray, level: np.ndarray, dirs: np.ndarray) -> np
     use_b_only = a < 0
     a = np.where(use_a_only, a_only, np.where(use_b_only, 0.0, a))
     b = np.where(use_a_only, 0.0, np.where(use_b_only, b_only, b))
+    # The print is only so dark: when its colour resembles a pencil's (a grey guide under warm light
+    # is brownish pink), it must not explain away a stroke many times denser than the guide itself.
+    a_max = PRINT_EXPLAIN_MAX * norm
+    over = a > a_max
+    a = np.where(over, a_max, a)
+    rest = ((delta[:, None, :] - a[..., None] * g[:, None, :]) * dirs[None, :, :]).sum(axis=2)
+    b = np.where(over, np.maximum(rest, 0.0), b)
     fit = a[..., None] * g[:, None, :] + b[..., None] * dirs[None, :, :]
     resid = np.linalg.norm(delta[:, None, :] - fit, axis=2)
     best = np.argmin(resid, axis=1)
