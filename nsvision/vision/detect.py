@@ -154,6 +154,10 @@ def straighten(
     # window and tint the surround a mark is compared with (pink then reads purple, green blue):
     # the surround is taken with the borders painted over from the paper beside them.
     wide = cv2.dilate(borders.astype(np.uint8), np.ones((3, 3), np.uint8))
+    # Across the Thames band the guides (and any pencil on them) are lines thinner than the band but
+    # not by much: left in, they lighten the median near the band's edges and the band itself reads
+    # as blue pencil there. Painted over, the surround is the band and the paper with clean edges.
+    wide |= guide_lines(game_map, ppp, canon.shape) & cv2.dilate(river.astype(np.uint8), np.ones((15, 15), np.uint8))
     surround = cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA)
     density = remove_symbol_halos(stroke_density(canon, ppp, surround), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
@@ -241,6 +245,21 @@ def remove_symbol_halos(density: np.ndarray, game_map: GameMap, px_per_pitch: in
         patch = out[y0 : y0 + 2 * reach + 1, x0 : x0 + 2 * reach + 1]
         patch[inside] -= profile[idx[inside]]
     return out
+
+
+GUIDE_HALF_WIDTH = 0.06
+"""Lattice units either side of a potential section's centre line painted over in the Thames surround."""
+
+
+def guide_lines(game_map: GameMap, px_per_pitch: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Every potential section's centre line (where guides and pencil lie), as a uint8 mask."""
+    mask = np.zeros(shape[:2], np.uint8)
+    width = 2 * round(GUIDE_HALF_WIDTH * px_per_pitch) + 1
+    for s in game_map.sections:
+        a = (round((s.a[0] + MARGIN) * px_per_pitch), round((s.a[1] + MARGIN) * px_per_pitch))
+        b = (round((s.b[0] + MARGIN) * px_per_pitch), round((s.b[1] + MARGIN) * px_per_pitch))
+        cv2.line(mask, a, b, 1, width)
+    return mask
 
 
 BORDER_HALF_WIDTH = 0.04
