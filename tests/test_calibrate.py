@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -25,43 +26,19 @@ from nsvision.calibration import (
 )
 from nsvision.cli import app
 from nsvision.errors import CalibrationError, ExitCode
-from nsvision.game.board import station_name
+from nsvision.game.board import LINE_COLOURS, station_name
 from nsvision.game.network import Network
 from nsvision.game.simulate import simulate_game
+from nsvision.pipeline import SheetReport, analyze_sheet
 from nsvision.render.degrade import Degraded, clean, photo, photo_px_per_unit, scan, scan_px_per_unit
 from nsvision.render.pencil import SheetMarks, draw_sheet
+from nsvision.render.sample import make_sample
 from nsvision.render.sheet import render_blank
-from nsvision.render.style import STYLES, SheetStyle
-from nsvision.vision.calibrate import BlankSurvey, load_blank, survey_blank, write_calibration
+from nsvision.render.style import SLATE, SheetStyle
+from nsvision.vision.calibrate import BlankSurvey, calibrate_blank, load_blank, survey_blank, write_calibration
 from nsvision.vision.detect import MARGIN, PX_PER_PITCH
 
 runner = CliRunner()
-
-SLATE = dataclasses.replace(
-    STYLES["cream"],
-    name="slate",
-    paper_rgb=(236, 240, 244),
-    ink_rgb=(84, 36, 30),
-    station_fill_rgb=(246, 248, 250),
-    ring_width=2.8,
-    symbol_width=1.3,
-    tourist_mark="compass",
-    central_mark="question",
-    river_rgb=(120, 180, 110),
-    river_alpha=0.6,
-    river_width=0.45,
-    guide_rgb=(180, 186, 196),
-    guide_dash=(2.0, 2.5),
-    border_rgb=(240, 150, 200),
-    score_zone_rgb=(196, 222, 240),
-    box_fill_rgb=(255, 255, 255),
-    box_line_rgb=(84, 36, 30),
-    box_line_width=1.7,
-    label_rgb=(84, 36, 30),
-    header="skyline",
-    page_margin=12.0,
-)
-"""A third print: brown ink on blue-grey paper, a green river, pink borders, dashed guides."""
 
 
 def moved_layout(cal: Calibration) -> Calibration:
@@ -226,3 +203,28 @@ def test_cli_wants_a_json_name(tmp_path: Path) -> None:
     res = runner.invoke(app, ["calibrate", str(tmp_path / "blank.png"), "-o", str(tmp_path / "print.txt")])
     assert res.exit_code == ExitCode.BAD_INPUT
     assert ".json" in res.output
+
+
+def _wrong_sections(report: SheetReport, expected: dict[str, Any]) -> int:
+    truth = {c: {tuple(s) for s in expected["network"]["lines"][c]} for c in LINE_COLOURS}
+    return sum(len({tuple(s.to_list()) for s in report.network.sections(c)} ^ truth[c]) for c in LINE_COLOURS)
+
+
+@pytest.mark.slow
+def test_a_calibrated_print_is_read_at_least_as_well_as_with_the_default(calibration: Calibration) -> None:
+    # The blank is a scan of the third print; the filled sheets are phone photos of it.
+    blank = make_sample(calibration, 4999, mode="scan", style="slate", strength=0.3, blank=True)
+    learnt = calibrate_blank(blank.pages[0].image, calibration, "slate-blank.png", name="slate")
+    wrong = {"default": 0, "calibrated": 0}
+    flagged = {"default": 0, "calibrated": 0}
+    for seed, strength in ((5001, 0.2), (5002, 0.45), (5003, 0.7)):
+        sample = make_sample(calibration, seed, mode="photo", style="slate", strength=strength)
+        for name, cal in (("default", calibration), ("calibrated", learnt)):
+            report = analyze_sheet(sample.pages[0].image, cal, source=f"slate-{seed}")
+            assert isinstance(report, SheetReport)
+            wrong[name] += _wrong_sections(report, sample.expected)
+            flagged[name] += report.needs_review
+            # Whatever the calibration, a sheet read wrong is never reported as sure.
+            assert report.needs_review or _wrong_sections(report, sample.expected) == 0
+    assert wrong["calibrated"] <= wrong["default"], wrong
+    assert flagged["calibrated"] <= flagged["default"], flagged

@@ -16,7 +16,7 @@ from nsvision.game.simulate import simulate_game
 from nsvision.render.degrade import Degraded, clean, photo, photo_px_per_unit, scan, scan_px_per_unit
 from nsvision.render.pencil import SheetMarks, draw_sheet
 from nsvision.render.sheet import render_blank
-from nsvision.render.style import STYLES, SheetStyle
+from nsvision.render.style import SLATE, SheetStyle
 from nsvision.vision.load import load_page
 from nsvision.vision.marks import BoxMark, CircleMark, MarksReading, compare_marks, crossed_count, read_marks
 from nsvision.vision.register import register
@@ -100,22 +100,6 @@ def test_committed_samples_marks(calibration: Calibration, image: str, page: int
     reading = read_marks(loaded.image, register(loaded.image, calibration.map), calibration)
     assert reading.tourist_circles_crossed == marks["tourist_circles_crossed"], reading.doubtful
     assert reading.objectives_ticked == tuple(i + 1 in marks["objectives_ticked"] for i in range(2))
-
-
-SLATE = dataclasses.replace(
-    STYLES["cream"],
-    name="slate",
-    paper_rgb=(236, 240, 244),
-    ink_rgb=(84, 36, 30),
-    tourist_mark="compass",
-    river_rgb=(120, 180, 110),
-    score_zone_rgb=(196, 222, 240),
-    box_fill_rgb=(255, 255, 255),
-    box_line_rgb=(84, 36, 30),
-    box_line_width=1.7,
-    label_rgb=(84, 36, 30),
-    page_margin=12.0,
-)
 
 
 def test_marks_follow_the_calibrated_layout(calibration: Calibration) -> None:

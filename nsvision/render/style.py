@@ -7,6 +7,7 @@ deliberately different look so that the reader can be tested on a print it was n
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -154,7 +155,34 @@ CREAM = SheetStyle(
     font=_FONT_TRIPLEX,
 )
 
-STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM)}
+SLATE = dataclasses.replace(
+    CREAM,
+    name="slate",
+    paper_rgb=(236, 240, 244),
+    ink_rgb=(84, 36, 30),
+    station_fill_rgb=(246, 248, 250),
+    ring_width=2.8,
+    symbol_width=1.3,
+    tourist_mark="compass",
+    central_mark="question",
+    river_rgb=(120, 180, 110),
+    river_alpha=0.6,
+    river_width=0.45,
+    guide_rgb=(180, 186, 196),
+    guide_dash=(2.0, 2.5),
+    border_rgb=(240, 150, 200),
+    score_zone_rgb=(196, 222, 240),
+    box_fill_rgb=(255, 255, 255),
+    box_line_rgb=(84, 36, 30),
+    box_line_width=1.7,
+    label_rgb=(84, 36, 30),
+    header="skyline",
+    page_margin=12.0,
+)
+"""A third print, never used to tune the reader: brown ink on blue-grey paper, a green river, pink
+borders, dashed guides. Calibration tests and ``bench/calibrated.py`` teach nsvision this print."""
+
+STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM, SLATE)}
 """The known styles by name; ``"print"`` is the default."""
 
 

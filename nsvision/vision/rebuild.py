@@ -38,6 +38,8 @@ WEAK_SURE_INK = 0.7
 """Marked share a section seen mostly over the Thames needs before it is read without doubt."""
 FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
+FAINT_EXTENSION_INK_RIVER = 0.12
+"""The same over the Thames, where pencil shows less."""
 FAINT_LINE_INK = 0.08
 """Marked share that, at the departure station of a colour read as empty, puts a section in doubt."""
 GAPPED_INK = 0.12
@@ -253,7 +255,8 @@ def rebuild(
     # drawn lightly: a person should look.
     for s, (c, f, _r, m) in list(decided.items()):
         k = nearest[s]
-        if c is not None or evidence[s].ink < FAINT_EXTENSION_INK or f < CONFIDENT:
+        faint = FAINT_EXTENSION_INK_RIVER if evidence[s].over_river > 0.5 else FAINT_EXTENSION_INK
+        if c is not None or evidence[s].ink < faint or f < CONFIDENT:
             continue
         line_stations = {p for t, d in decided.items() if d[0] == k for p in (t.a, t.b)}
         if s.a in line_stations or s.b in line_stations:
