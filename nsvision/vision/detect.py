@@ -157,7 +157,8 @@ def straighten(
     # Across the Thames band the guides (and any pencil on them) are lines thinner than the band but
     # not by much: left in, they lighten the median near the band's edges and the band itself reads
     # as blue pencil there. Painted over, the surround is the band and the paper with clean edges.
-    wide |= guide_lines(game_map, ppp, canon.shape) & cv2.dilate(river.astype(np.uint8), np.ones((15, 15), np.uint8))
+    near_river = cv2.dilate(river.astype(np.uint8), np.ones((15, 15), np.uint8))
+    wide = np.maximum(wide, guide_lines(game_map, ppp, canon.shape) & near_river)
     surround = cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA)
     density = remove_symbol_halos(stroke_density(canon, ppp, surround), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
