@@ -46,6 +46,8 @@ GAPPED_INK = 0.12
 """Marked share from which an undrawn-looking section with marks at both ends is put in doubt."""
 GAPPED_SPAN = 0.75
 """Share of the section between its first and last mark that makes those marks 'both ends'."""
+BRIDGE_INK = 0.05
+"""Marked share of the line's own hue from which the section joining a line's two parts is read as drawn."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
 CONFIDENT = 0.9
@@ -215,7 +217,12 @@ def rebuild(
         if support[c] > 0 and not rivals and evidence[s].ink >= WEAK_SURE_INK:
             continue
         backed = [k for k in (c, second_choice[s]) if support[k] > 0]
-        if support[c] == 0 and len(backed) == 1:
+        present = [k for k in LINE_COLOURS if support[k] > 0]
+        if support[c] == 0 and present == backed and len(backed) == 1 and evidence[s].ink >= WEAK_SURE_INK:
+            # Clearly drawn, its hue one of two, and only one of those two lines reaches it at all:
+            # the other would be a piece cut off from its own line. The structure decides.
+            decided[s] = (backed[0], f, "", m)
+        elif support[c] == 0 and len(backed) == 1:
             # The structure's best guess, but still a guess: a person confirms it.
             decided[s] = (backed[0], min(f, 0.8), f"colour over the Thames taken from the {backed[0]} line", m)
         else:
@@ -247,10 +254,19 @@ def rebuild(
                 decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
     # A line in pieces is more often a faint section missed than a rule broken: name the sections
     # that would join the pieces, so a person looks before the sheet is scored as illegal.
+    # The most likely join, when it carries faint marks of the line's own hue, is read as drawn
+    # (still in doubt): a missed faint section is far more common than a line broken on purpose.
     for colour in LINE_COLOURS:
-        for s in _bridges(colour, decided, evidence, hues, game_map):
-            c, f, r, m = decided[s]
-            decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
+        for _ in range(3):
+            joins = _bridges(colour, decided, evidence, hues, game_map)
+            for s in joins:
+                c, f, r, m = decided[s]
+                decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
+            best = next((s for s in joins if nearest[s] == colour and evidence[s].ink >= BRIDGE_INK), None)
+            if best is None:
+                break
+            _c, f, _r, m = decided[best]
+            decided[best] = (colour, f, f"faint {colour} pencil that joins the two parts of the {colour} line", m)
     # Faint pencil of a line's own hue leaving one of that line's stations may be its last section,
     # drawn lightly: a person should look.
     for s, (c, f, _r, m) in list(decided.items()):
