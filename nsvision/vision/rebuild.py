@@ -195,24 +195,31 @@ def rebuild(
             reason = f"colour between {first} and {second}"
         decided[s] = (colour, conf, reason, margin)
 
-    # Over the Thames the print under the pencil shifts its hue: there, the colour is the one the
-    # neighbouring sections on plain paper carry at the section's stations, when they agree.
+    # Over the Thames the print under the pencil shifts its hue, the same way for every section of
+    # one sheet: clearly drawn river sections that only one line reaches teach that line's river hue.
+    taught = _river_hues(decided, evidence, hues)
+    if taught:
+        river_hues = {**hues, **taught}
+        for s in game_map.sections:
+            c, f, r, m = decided[s]
+            if c is None or evidence[s].over_river <= 0.5:
+                continue
+            first, second, margin = _colour_of(_vec(evidence[s]), river_hues)
+            second_choice[s], nearest[s] = second, first
+            conf = _drawn_confidence(evidence[s].ink)
+            reason = "" if conf >= CONFIDENT else r
+            if margin < COLOUR_MARGIN_RIVER:
+                conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / COLOUR_MARGIN_RIVER - 0.01)
+                reason = f"colour between {first} and {second}"
+            decided[s] = (first, conf, reason, margin)
+
+    # There, the colour is the one the neighbouring sections on plain paper carry at the section's
+    # stations, when they agree.
     for s in game_map.sections:
         c, f, r, m = decided[s]
         if c is None or evidence[s].over_river <= 0.5:
             continue
-        support = {
-            k: sum(
-                1
-                for end in (s.a, s.b)
-                if any(
-                    d[0] == k and evidence[t].over_river <= 0.5 and end in (t.a, t.b)
-                    for t, d in decided.items()
-                    if t != s
-                )
-            )
-            for k in LINE_COLOURS
-        }
+        support = _river_support(s, decided, evidence)
         rivals = [k for k in LINE_COLOURS if k != c and support[k] >= support[c]]
         if support[c] > 0 and not rivals and evidence[s].ink >= WEAK_SURE_INK:
             continue
@@ -294,6 +301,51 @@ def rebuild(
     lines = {c: [s for s, r in sorted(readings.items()) if r.colour == c] for c in LINE_COLOURS}
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(Network.build(lines, options), readings, learnt)
+
+
+def _river_support(
+    s: Section,
+    decided: Mapping[Section, tuple[Colour | None, float, str, float]],
+    evidence: Mapping[Section, SegmentEvidence],
+) -> dict[Colour, int]:
+    """Per colour, how many of ``s``'s two stations a section of that colour on plain paper reaches."""
+    return {
+        k: sum(
+            1
+            for end in (s.a, s.b)
+            if any(
+                d[0] == k and evidence[t].over_river <= 0.5 and end in (t.a, t.b) for t, d in decided.items() if t != s
+            )
+        )
+        for k in LINE_COLOURS
+    }
+
+
+def _river_hues(
+    decided: Mapping[Section, tuple[Colour | None, float, str, float]],
+    evidence: Mapping[Section, SegmentEvidence],
+    hues: Mapping[Colour, np.ndarray],
+) -> dict[Colour, np.ndarray]:
+    """Each line's hue over the Thames on this sheet, for the lines a clearly drawn river section shows.
+
+    A teacher is drawn (ink at least ``WEAK_SURE_INK``), reached by exactly one line's sections on
+    plain paper, and no further from that line's paper hue than from any other's by more than a
+    pencil's shift. Lines without a teacher keep their paper hue (they are left out here).
+    """
+    out: dict[Colour, np.ndarray] = {}
+    taught: dict[Colour, list[np.ndarray]] = {}
+    for s, (c, _f, _r, _m) in decided.items():
+        ev = evidence[s]
+        if c is None or ev.over_river <= 0.5 or ev.ink < WEAK_SURE_INK:
+            continue
+        support = _river_support(s, decided, evidence)
+        present = [k for k in LINE_COLOURS if support[k] > 0]
+        if len(present) == 1 and float(_vec(ev) @ hues[present[0]]) >= ANCHOR_COS:
+            taught.setdefault(present[0], []).append(_vec(ev))
+    for k, vs in taught.items():
+        mean = np.mean(vs, axis=0)
+        out[k] = mean / np.linalg.norm(mean)
+    return out
 
 
 def _bridges(
