@@ -329,8 +329,8 @@ def _river_hues(
     """Each line's hue over the Thames on this sheet, for the lines a clearly drawn river section shows.
 
     A teacher is drawn (ink at least ``WEAK_SURE_INK``), reached by exactly one line's sections on
-    plain paper, and no further from that line's paper hue than from any other's by more than a
-    pencil's shift. Lines without a teacher keep their paper hue (they are left out here).
+    plain paper, and at least ``ANCHOR_COS`` similar to that line's paper hue (shifted, not another
+    pencil). Lines without a teacher keep their paper hue (they are left out here).
     """
     out: dict[Colour, np.ndarray] = {}
     taught: dict[Colour, list[np.ndarray]] = {}
