@@ -167,6 +167,27 @@ def _colour_of(v: np.ndarray, hues: Mapping[Colour, np.ndarray]) -> tuple[Colour
     return first, second, min(1.0, margin)
 
 
+def _decide(
+    ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]
+) -> tuple[tuple[Colour | None, float, str, float], Colour, Colour]:
+    """One section on its own evidence: (colour, confidence, reason, colour margin), nearest and second hue."""
+    first, second, margin = _colour_of(_vec(ev), hues)
+    colour: Colour | None = first if ev.ink > (DRAWN + EMPTY) / 2 else None
+    conf = _drawn_confidence(ev.ink)
+    reason = ""
+    if conf < CONFIDENT:
+        reason = f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})"
+    elif colour is None and ev.ink >= GAPPED_INK and ev.span >= GAPPED_SPAN:
+        # Pencil at both ends with a gap between is a faded or rubbed stroke, not a crossing.
+        conf = 0.6
+        reason = f"pencil at both ends with a gap ({ev.ink:.0%} of it marked, nearest {first})"
+    elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if ev.over_river > 0.5 else COLOUR_MARGIN):
+        # Scaled so that a margin just short of what is needed lands just below CONFIDENT.
+        conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)
+        reason = f"colour between {first} and {second}"
+    return (colour, conf, reason, margin), first, second
+
+
 def rebuild(
     evidence: Mapping[Section, SegmentEvidence], game_map: GameMap, options: GameOptions | None = None
 ) -> Reading:
@@ -176,24 +197,7 @@ def rebuild(
     second_choice: dict[Section, Colour] = {}
     nearest: dict[Section, Colour] = {}
     for s in game_map.sections:
-        ev = evidence[s]
-        first, second, margin = _colour_of(_vec(ev), hues)
-        second_choice[s] = second
-        nearest[s] = first
-        colour: Colour | None = first if ev.ink > (DRAWN + EMPTY) / 2 else None
-        conf = _drawn_confidence(ev.ink)
-        reason = ""
-        if conf < CONFIDENT:
-            reason = f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})"
-        elif colour is None and ev.ink >= GAPPED_INK and ev.span >= GAPPED_SPAN:
-            # Pencil at both ends with a gap between is a faded or rubbed stroke, not a crossing.
-            conf = 0.6
-            reason = f"pencil at both ends with a gap ({ev.ink:.0%} of it marked, nearest {first})"
-        elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if ev.over_river > 0.5 else COLOUR_MARGIN):
-            # Scaled so that a margin just short of what is needed lands just below CONFIDENT.
-            conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)
-            reason = f"colour between {first} and {second}"
-        decided[s] = (colour, conf, reason, margin)
+        decided[s], nearest[s], second_choice[s] = _decide(evidence[s], hues)
 
     # Over the Thames the print under the pencil shifts its hue, the same way for every section of
     # one sheet: clearly drawn river sections that only one line reaches teach that line's river hue.
@@ -201,17 +205,8 @@ def rebuild(
     if taught:
         river_hues = {**hues, **taught}
         for s in game_map.sections:
-            c, f, r, m = decided[s]
-            if c is None or evidence[s].over_river <= 0.5:
-                continue
-            first, second, margin = _colour_of(_vec(evidence[s]), river_hues)
-            second_choice[s], nearest[s] = second, first
-            conf = _drawn_confidence(evidence[s].ink)
-            reason = "" if conf >= CONFIDENT else r
-            if margin < COLOUR_MARGIN_RIVER:
-                conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / COLOUR_MARGIN_RIVER - 0.01)
-                reason = f"colour between {first} and {second}"
-            decided[s] = (first, conf, reason, margin)
+            if decided[s][0] is not None and evidence[s].over_river > 0.5:
+                decided[s], nearest[s], second_choice[s] = _decide(evidence[s], river_hues)
 
     # There, the colour is the one the neighbouring sections on plain paper carry at the section's
     # stations, when they agree.
