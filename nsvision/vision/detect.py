@@ -43,7 +43,12 @@ PENCIL_RGB: dict[Colour, tuple[int, int, int]] = {
 """Typical coloured-pencil hues on white paper; refined per sheet from what is confidently drawn."""
 
 STROKE_MIN = 0.085
-"""Chroma density below which a sample is paper (OD noise of a phone JPEG is about 0.03)."""
+"""Chroma density below which a sample of a phone photo is paper (its OD noise is about 0.03)."""
+STROKE_MIN_CLEAN = 0.05
+"""The same for the cleanest pictures (flatbed scans, whose noise is ten times lower): a light
+stroke there is plainly visible at densities a photo's noise reaches."""
+CLEAN_FACTOR = 5.0
+"""Between the two, the threshold is this many times the noise of the picture's undrawn sections."""
 END_GAP = 0.1
 """Lattice units beyond a symbol's printed radius left unmeasured: a blurred ring's halo is blue-grey."""
 DISC_EXTRA = 0.15
@@ -278,6 +283,9 @@ def district_borders(game_map: GameMap, px_per_pitch: int, shape: tuple[int, ...
     return mask.astype(bool)
 
 
+BANK_MIN = 0.05
+"""Mean density across the river from which a thin line alongside it is a bank (lower than a photo's
+stroke threshold: averaged along the whole river, noise is gone; a missed bank reads as pencil)."""
 BANK_HALF_WIDTH = 0.03
 """Lattice units either side of a found bank line that are masked."""
 
@@ -313,7 +321,7 @@ def river_banks(density: np.ndarray, game_map: GameMap, px_per_pitch: int, river
     peaks = [
         float(offsets[i])
         for i in range(1, len(profile) - 1)
-        if profile[i] >= profile[i - 1] and profile[i] >= profile[i + 1] and profile[i] > max(STROKE_MIN, 3 * floor)
+        if profile[i] >= profile[i - 1] and profile[i] >= profile[i + 1] and profile[i] > max(BANK_MIN, 3 * floor)
     ]
     for off in peaks:
         for p0, p1 in itertools.pairwise(pts):
@@ -445,6 +453,12 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         # The densest offset inside the band: a wobbling stroke is not always on the centre line.
         pick = np.argmax(chroma.sum(axis=2), axis=1)
         picked = chroma[np.arange(n_t), pick]
+        if river[s].any():
+            # Over the Thames a guide printed on the band is lighter than the band, mostly in the
+            # channels the band absorbs: pencil over the guide loses that part of its colour, pencil
+            # beside it keeps it. Across the stroke, each channel's densest sample is the pencil's.
+            dense = np.where((skip | lighter)[..., None], 0.0, np.clip(block, 0.0, None)).max(axis=1)
+            picked = np.where(river[s][:, None], _chroma(dense), picked)
         if blank is not None:
             under = _chroma(blank[pos - n_t * n_off : pos].reshape(n_t, n_off, 3))
             printed[s] = _smooth_along(under[np.arange(n_t), pick], ~skip[:, centre])
@@ -612,7 +626,8 @@ def measure_sections(
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
     cleaned = {s: _explain_print(d, levels[s], dirs) for s, d in profiles.delta.items()}
-    stroke_min = max(STROKE_MIN, NOISE_FACTOR * _noise_level(cleaned, profiles))
+    noise = _noise_level(cleaned, profiles)
+    stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
     def measure(s: Section, skip: np.ndarray | None) -> SegmentEvidence:
         use = profiles.valid[s] if skip is None else profiles.valid[s] & ~skip
