@@ -38,8 +38,8 @@ WEAK_SURE_INK = 0.7
 """Marked share a section seen mostly over the Thames needs before it is read without doubt."""
 FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
-FAINT_EXTENSION_INK_RIVER = 0.12
-"""The same over the Thames, where pencil shows less."""
+FAINT_EXTENSION_INK_RIVER = 0.05
+"""The same over the Thames, where pencil shows less (and next to any line: its hue says little there)."""
 FAINT_LINE_INK = 0.08
 """Marked share that, at the departure station of a colour read as empty, puts a section in doubt."""
 GAPPED_INK = 0.12
@@ -215,8 +215,18 @@ def rebuild(
         if c is None or evidence[s].over_river <= 0.5:
             continue
         support = _river_support(s, decided, evidence)
-        rivals = [k for k in LINE_COLOURS if k != c and support[k] >= support[c]]
+        # Another line reaching it as well only matters if its pencil could be the one seen: the
+        # second-nearest hue, or any when the hue is unclear.
+        rivals = [
+            k
+            for k in LINE_COLOURS
+            if k != c and support[k] >= support[c] and (k == second_choice[s] or m < COLOUR_MARGIN_RIVER)
+        ]
         if support[c] > 0 and not rivals and evidence[s].ink >= WEAK_SURE_INK:
+            if support[second_choice[s]] == 0:
+                # Its hue one of two and only this line of the two reaches it: however close the two
+                # hues, the other would be a piece cut off from its own line.
+                decided[s] = (c, _drawn_confidence(evidence[s].ink), "", m)
             continue
         backed = [k for k in (c, second_choice[s]) if support[k] > 0]
         present = [k for k in LINE_COLOURS if support[k] > 0]
@@ -270,15 +280,21 @@ def rebuild(
             _c, f, _r, m = decided[best]
             decided[best] = (colour, f, f"faint {colour} pencil that joins the two parts of the {colour} line", m)
     # Faint pencil of a line's own hue leaving one of that line's stations may be its last section,
-    # drawn lightly: a person should look.
+    # drawn lightly: a person should look. Over the Thames the hue of faint pencil says little, so
+    # faint pencil there leaving any line's station is looked at.
+    on_line = {k: {p for t, d in decided.items() if d[0] == k for p in (t.a, t.b)} for k in LINE_COLOURS}
     for s, (c, f, _r, m) in list(decided.items()):
-        k = nearest[s]
-        faint = FAINT_EXTENSION_INK_RIVER if evidence[s].over_river > 0.5 else FAINT_EXTENSION_INK
-        if c is not None or evidence[s].ink < faint or f < CONFIDENT:
+        river = evidence[s].over_river > 0.5
+        if (
+            c is not None
+            or f < CONFIDENT
+            or evidence[s].ink < (FAINT_EXTENSION_INK_RIVER if river else FAINT_EXTENSION_INK)
+        ):
             continue
-        line_stations = {p for t, d in decided.items() if d[0] == k for p in (t.a, t.b)}
-        if s.a in line_stations or s.b in line_stations:
-            decided[s] = (c, min(f, 0.65), f"faint {k} pencil ({evidence[s].ink:.0%} of it) next to the {k} line", m)
+        near = [k for k in (LINE_COLOURS if river else (nearest[s],)) if s.a in on_line[k] or s.b in on_line[k]]
+        if near:
+            k = nearest[s] if nearest[s] in near else near[0]
+            decided[s] = (c, min(f, 0.65), f"faint pencil ({evidence[s].ink:.0%} of it) next to the {k} line", m)
     # Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
     # leaving its departure station, is more likely a light pencil than an empty round.
     for colour in LINE_COLOURS:
