@@ -61,6 +61,8 @@ CROSSING_SKIP = 0.25
 """Lattice units either side of a crossing point with a drawn section that are not counted."""
 NOISE_FACTOR = 2.5
 """Pencil must be this many times denser in colour than what a typical undrawn section shows."""
+FAINT_FRACTION = 0.5
+"""Share of the stroke threshold above which a pencil-coloured mark counts as faint pencil."""
 HUE_MIN_COS = 0.8
 """A mark whose colour is less similar than this to every pencil hue is not pencil."""
 
@@ -377,6 +379,9 @@ class SegmentEvidence:
     """Share of the measured positions that lie over the Thames, where colours are less certain."""
     span: float = 0.0
     """Share of the section between its first and last marked position (a faded stroke keeps its ends)."""
+    faint: float = 0.0
+    """Fraction of positions carrying pencil-coloured marks at ``FAINT_FRACTION`` of the threshold: a
+    light stroke that a photo's noise hides from ``ink`` still shows here, all along the section."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -388,6 +393,7 @@ class SegmentEvidence:
             "chroma": [round(v, 3) for v in self.chroma],
             "over_river": round(self.over_river, 3),
             "span": round(self.span, 3),
+            "faint": round(self.faint, 3),
         }
 
 
@@ -584,8 +590,16 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
     # Only marks of a pencil-like hue count: a yellow border or a black smudge is no pencil.
     pencil_like = (delta @ dirs.T).max(axis=1) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
     inked = (mag >= stroke_min) & pencil_like
+    faint = (mag >= FAINT_FRACTION * stroke_min) & pencil_like
     if not inked.any():
-        return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
+        if not faint.any():
+            return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
+        # No mark reaches the threshold: the colour is that of the faint marks, if any.
+        mean = np.median(delta[faint], axis=0)
+        unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
+        return SegmentEvidence(
+            s, n, 0.0, 0.0, 0.0, (float(unit[0]), float(unit[1]), float(unit[2])), faint=float(faint.mean())
+        )
     # The median resists a neighbouring line's stroke that runs on past a shared station into this one.
     mean = np.median(delta[inked], axis=0)
     unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
@@ -598,6 +612,7 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
         float(mag[inked].mean()),
         (float(unit[0]), float(unit[1]), float(unit[2])),
         span=float(where[-1] - where[0] + 1) / n,
+        faint=float(faint.mean()),
     )
 
 

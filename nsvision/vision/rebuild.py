@@ -38,6 +38,8 @@ WEAK_SURE_INK = 0.7
 """Marked share a section seen mostly over the Thames needs before it is read without doubt."""
 FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
+FAINT_EXTENSION_SHARE = 0.5
+"""The same for marks too light to count as ink but present on this share of the section (``faint``)."""
 FAINT_EXTENSION_INK_RIVER = 0.05
 """The same over the Thames, where pencil shows less (and next to any line: its hue says little there)."""
 FAINT_LINE_INK = 0.08
@@ -48,6 +50,9 @@ GAPPED_SPAN = 0.75
 """Share of the section between its first and last mark that makes those marks 'both ends'."""
 BRIDGE_INK = 0.05
 """Marked share of the line's own hue from which the section joining a line's two parts is read as drawn."""
+SURE_BRIDGE_INK = 0.15
+"""Marked share of the line's own hue on plain paper from which that join is read as drawn without doubt
+(when the other joins carry no pencil)."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
 CONFIDENT = 0.9
@@ -268,13 +273,25 @@ def rebuild(
     # that would join the pieces, so a person looks before the sheet is scored as illegal.
     # The most likely join, when it carries faint marks of the line's own hue, is read as drawn
     # (still in doubt): a missed faint section is far more common than a line broken on purpose.
+    # When those marks are plain on paper, clearly of that hue, and no other join has any pencil,
+    # it is read as drawn without doubt: a lightly drawn section, not a puzzle.
     for colour in LINE_COLOURS:
         for _ in range(3):
             joins = _bridges(colour, decided, evidence, hues, game_map)
+            best = next((s for s in joins if nearest[s] == colour and evidence[s].ink >= BRIDGE_INK), None)
+            if (
+                best is not None
+                and evidence[best].over_river <= 0.5
+                and evidence[best].ink >= SURE_BRIDGE_INK
+                and decided[best][3] >= COLOUR_MARGIN
+                and all(evidence[t].ink < BRIDGE_INK for t in joins if t != best)
+            ):
+                _c, f, _r, m = decided[best]
+                decided[best] = (colour, max(f, CONFIDENT), "", m)
+                continue
             for s in joins:
                 c, f, r, m = decided[s]
                 decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
-            best = next((s for s in joins if nearest[s] == colour and evidence[s].ink >= BRIDGE_INK), None)
             if best is None:
                 break
             _c, f, _r, m = decided[best]
@@ -283,18 +300,29 @@ def rebuild(
     # drawn lightly: a person should look. Over the Thames the hue of faint pencil says little, so
     # faint pencil there leaving any line's station is looked at.
     on_line = {k: {p for t, d in decided.items() if d[0] == k for p in (t.a, t.b)} for k in LINE_COLOURS}
+    line_ends = {
+        k: {p for p in on_line[k] if sum(1 for t, d in decided.items() if d[0] == k and p in (t.a, t.b)) == 1}
+        for k in LINE_COLOURS
+    }
     for s, (c, f, _r, m) in list(decided.items()):
-        river = evidence[s].over_river > 0.5
-        if (
-            c is not None
-            or f < CONFIDENT
-            or evidence[s].ink < (FAINT_EXTENSION_INK_RIVER if river else FAINT_EXTENSION_INK)
-        ):
+        ev = evidence[s]
+        river = ev.over_river > 0.5
+        if c is not None or f < CONFIDENT:
             continue
-        near = [k for k in (LINE_COLOURS if river else (nearest[s],)) if s.a in on_line[k] or s.b in on_line[k]]
+        if river:
+            reach = on_line if ev.ink >= FAINT_EXTENSION_INK_RIVER else None
+        elif ev.ink >= FAINT_EXTENSION_INK:
+            reach = on_line
+        else:
+            # Marks too light to count as ink only matter where a line ends: it may go on lightly.
+            reach = line_ends if ev.faint >= FAINT_EXTENSION_SHARE else None
+        if reach is None:
+            continue
+        near = [k for k in (LINE_COLOURS if river else (nearest[s],)) if s.a in reach[k] or s.b in reach[k]]
         if near:
             k = nearest[s] if nearest[s] in near else near[0]
-            decided[s] = (c, min(f, 0.65), f"faint pencil ({evidence[s].ink:.0%} of it) next to the {k} line", m)
+            share = max(ev.ink, ev.faint)
+            decided[s] = (c, min(f, 0.65), f"faint pencil ({share:.0%} of it) next to the {k} line", m)
     # Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
     # leaving its departure station, is more likely a light pencil than an empty round.
     for colour in LINE_COLOURS:
