@@ -309,9 +309,7 @@ def rebuild(
         river = ev.over_river > 0.5
         if c is not None or f < CONFIDENT:
             continue
-        if river:
-            reach = on_line if ev.ink >= FAINT_EXTENSION_INK_RIVER else None
-        elif ev.ink >= FAINT_EXTENSION_INK:
+        if ev.ink >= (FAINT_EXTENSION_INK_RIVER if river else FAINT_EXTENSION_INK):
             reach = on_line
         else:
             # Marks too light to count as ink only matter where a line ends: it may go on lightly.

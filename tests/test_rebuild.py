@@ -1,0 +1,80 @@
+"""Rebuild on hand-made evidence: how the game's structure settles what the pencil alone leaves open."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nsvision.calibration import load_calibration
+from nsvision.game.board import Colour, Section
+from nsvision.vision.detect import SegmentEvidence, pencil_hues
+from nsvision.vision.rebuild import Reading, rebuild
+
+MAP = load_calibration().map
+HUES = pencil_hues()
+
+
+def _section(name: str) -> Section:
+    a, b = (tuple(int(v) for v in p.split(",")) for p in name.split("-"))
+    return Section.of(a, b)  # type: ignore[arg-type]
+
+
+def _ev(s: Section, ink: float = 0.0, chroma: np.ndarray | None = None, **kw: float) -> SegmentEvidence:
+    c = (0.0, 0.0, 0.0) if chroma is None else tuple(float(v) for v in chroma / np.linalg.norm(chroma))
+    return SegmentEvidence(s, 40, ink, ink, 0.4 if ink else 0.0, c, span=ink, **kw)  # type: ignore[arg-type]
+
+
+def _read(drawn: dict[str, Colour], **special: SegmentEvidence) -> Reading:
+    """Every section empty except ``drawn`` (clearly drawn in its colour) and the ``special`` ones."""
+    evidence = {s: _ev(s) for s in MAP.sections}
+    for name, colour in drawn.items():
+        s = _section(name)
+        evidence[s] = _ev(s, 1.0, HUES[colour])
+    for ev in special.values():
+        evidence[ev.section] = ev
+    return rebuild(evidence, MAP)
+
+
+# One clear section per line away from the sections under test, so that no line is read as empty.
+OTHERS: dict[str, Colour] = {"5,7-5,9": "blue", "7,3-7,5": "pink", "3,1-3,2": "green"}
+
+
+def test_a_plain_faint_join_of_a_line_is_read_as_drawn_without_doubt() -> None:
+    join = _section("2,7-3,7")
+    reading = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.2, HUES["purple"]))
+    assert reading.sections[join].colour == "purple"
+    assert not reading.doubtful
+
+
+def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
+    join = _section("2,7-3,7")
+    reading = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.08, HUES["purple"]))
+    assert reading.sections[join].colour == "purple"
+    assert reading.sections[join].doubtful
+
+
+def test_marks_too_light_for_ink_at_a_line_end_are_put_in_doubt() -> None:
+    nxt = _section("2,7-3,7")
+    light = _read({**OTHERS, "2,5-2,7": "purple"}, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6))
+    assert light.sections[nxt].colour is None
+    assert light.sections[nxt].doubtful
+    blank = _read({**OTHERS, "2,5-2,7": "purple"})
+    assert not blank.doubtful
+
+
+def _between_purple_and_pink() -> np.ndarray:
+    return 0.6 * HUES["purple"] + 0.4 * HUES["pink"]
+
+
+def test_over_the_thames_a_close_hue_is_settled_by_the_lines_that_reach_the_section() -> None:
+    river = _section("4,5-4,6")
+    ev = _ev(river, 1.0, _between_purple_and_pink(), over_river=1.0)
+    purple = {"2,5-4,5": "purple", "4,6-4,9": "purple"}
+    # Blue also ends at 4,6, but its pencil is not the one seen; pink, the close hue, is nowhere near.
+    alone: dict[str, Colour] = {**OTHERS, **purple, "4,6-5,7": "blue"}
+    reading = _read(alone, river=ev)
+    assert reading.sections[river].colour == "purple"
+    assert not reading.sections[river].doubtful
+    # When the pink line reaches it as well, the hue cannot choose between the two: a person looks.
+    both: dict[str, Colour] = {**OTHERS, **purple, "4,6-7,3": "pink"}
+    reading = _read(both, river=ev)
+    assert reading.sections[river].doubtful
