@@ -311,10 +311,10 @@ def rebuild(
             continue
         if ev.ink >= (FAINT_EXTENSION_INK_RIVER if river else FAINT_EXTENSION_INK):
             reach = on_line
-        else:
+        elif ev.faint >= FAINT_EXTENSION_SHARE:
             # Marks too light to count as ink only matter where a line ends: it may go on lightly.
-            reach = line_ends if ev.faint >= FAINT_EXTENSION_SHARE else None
-        if reach is None:
+            reach = line_ends
+        else:
             continue
         near = [k for k in (LINE_COLOURS if river else (nearest[s],)) if s.a in reach[k] or s.b in reach[k]]
         if near:
