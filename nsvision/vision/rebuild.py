@@ -345,17 +345,25 @@ def _river_support(
     decided: Mapping[Section, tuple[Colour | None, float, str, float]],
     evidence: Mapping[Section, SegmentEvidence],
 ) -> dict[Colour, int]:
-    """Per colour, how many of ``s``'s two stations a section of that colour on plain paper reaches."""
-    return {
-        k: sum(
-            1
-            for end in (s.a, s.b)
-            if any(
-                d[0] == k and evidence[t].over_river <= 0.5 and end in (t.a, t.b) for t, d in decided.items() if t != s
-            )
-        )
-        for k in LINE_COLOURS
-    }
+    """Per colour, how many of ``s``'s two stations that colour's line reaches from plain paper.
+
+    A station counts when a section of that colour on plain paper ends there, or a chain of that
+    colour's river sections (not through ``s``) leads there from one: where the Thames runs along
+    several sections, a line can follow it for more than one.
+    """
+    out: dict[Colour, int] = {}
+    for k in LINE_COLOURS:
+        mine = [t for t, d in decided.items() if d[0] == k and t != s]
+        paper = {p for t in mine if evidence[t].over_river <= 0.5 for p in (t.a, t.b)}
+        river = [t for t in mine if evidence[t].over_river > 0.5]
+        reached = set(paper)
+        for _ in range(len(river)):
+            grown = {p for t in river if t.a in reached or t.b in reached for p in (t.a, t.b)}
+            if grown <= reached:
+                break
+            reached |= grown
+        out[k] = sum(1 for end in (s.a, s.b) if end in reached)
+    return out
 
 
 def _river_hues(
