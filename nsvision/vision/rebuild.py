@@ -38,8 +38,10 @@ WEAK_SURE_INK = 0.7
 """Marked share a section seen mostly over the Thames needs before it is read without doubt."""
 FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
-FAINT_EXTENSION_SHARE = 0.5
+FAINT_EXTENSION_SHARE = 0.6
 """The same for marks too light to count as ink but present on this share of the section (``faint``)."""
+FAINT_BLANK_MAX = 0.25
+"""Highest ``faint`` share that nine in ten blank sections of a sheet may show for faint marks to count."""
 FAINT_EXTENSION_INK_RIVER = 0.05
 """The same over the Thames, where pencil shows less (and next to any line: its hue says little there)."""
 FAINT_LINE_INK = 0.08
@@ -304,6 +306,10 @@ def rebuild(
         k: {p for p in on_line[k] if sum(1 for t, d in decided.items() if d[0] == k and p in (t.a, t.b)) == 1}
         for k in LINE_COLOURS
     }
+    # Faint marks only mean something on a sheet whose blank sections are free of them: where the
+    # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
+    blank = [ev.faint for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
+    faint_means_pencil = bool(blank) and float(np.percentile(blank, 90)) <= FAINT_BLANK_MAX
     for s, (c, f, _r, m) in list(decided.items()):
         ev = evidence[s]
         river = ev.over_river > 0.5
@@ -311,7 +317,7 @@ def rebuild(
             continue
         if ev.ink >= (FAINT_EXTENSION_INK_RIVER if river else FAINT_EXTENSION_INK):
             reach = on_line
-        elif ev.faint >= FAINT_EXTENSION_SHARE:
+        elif faint_means_pencil and ev.faint >= FAINT_EXTENSION_SHARE:
             # Marks too light to count as ink only matter where a line ends: it may go on lightly.
             reach = line_ends
         else:
