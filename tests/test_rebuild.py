@@ -23,9 +23,9 @@ def _ev(s: Section, ink: float = 0.0, chroma: np.ndarray | None = None, **kw: fl
     return SegmentEvidence(s, 40, ink, ink, 0.4 if ink else 0.0, c, span=ink, **kw)  # type: ignore[arg-type]
 
 
-def _read(drawn: dict[str, Colour], **special: SegmentEvidence) -> Reading:
+def _read(drawn: dict[str, Colour], blank_faint: float = 0.0, **special: SegmentEvidence) -> Reading:
     """Every section empty except ``drawn`` (clearly drawn in its colour) and the ``special`` ones."""
-    evidence = {s: _ev(s) for s in MAP.sections}
+    evidence = {s: _ev(s, faint=blank_faint) for s in MAP.sections}
     for name, colour in drawn.items():
         s = _section(name)
         evidence[s] = _ev(s, 1.0, HUES[colour])
@@ -59,6 +59,13 @@ def test_marks_too_light_for_ink_at_a_line_end_are_put_in_doubt() -> None:
     assert light.sections[nxt].doubtful
     blank = _read({**OTHERS, "2,5-2,7": "purple"})
     assert not blank.doubtful
+
+
+def test_faint_marks_are_ignored_where_the_print_itself_leaves_them_everywhere() -> None:
+    nxt = _section("2,7-3,7")
+    # Warm light or a dark print: every blank guide shows faint marks, so they say nothing.
+    reading = _read({**OTHERS, "2,5-2,7": "purple"}, 0.5, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.7))
+    assert not reading.doubtful
 
 
 def _between_purple_and_pink() -> np.ndarray:
