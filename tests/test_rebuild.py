@@ -85,3 +85,15 @@ def test_over_the_thames_a_close_hue_is_settled_by_the_lines_that_reach_the_sect
     both: dict[str, Colour] = {**OTHERS, **purple, "4,6-7,3": "pink"}
     reading = _read(both, river=ev)
     assert reading.sections[river].doubtful
+
+
+def test_a_partly_marked_section_holding_a_line_together_is_not_in_doubt() -> None:
+    mid = _section("2,7-3,7")
+    held = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, mid=_ev(mid, 0.45, HUES["purple"]))
+    assert held.sections[mid].colour == "purple"
+    assert not held.doubtful
+    # The same marks at the end of the line could be a stroke that stops short or one that starts
+    # a new section: a person looks.
+    end = _read({**OTHERS, "2,5-2,7": "purple"}, mid=_ev(mid, 0.45, HUES["purple"]))
+    assert end.sections[mid].colour == "purple"
+    assert end.sections[mid].doubtful

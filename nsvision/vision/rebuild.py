@@ -271,6 +271,20 @@ def rebuild(
                 decided[s] = (alt, min(f, 0.8), f"colour between {colour} and {alt}; {alt} connects it", m)
             elif evidence[s].ink < STRONG:
                 decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
+    # A partly marked section of a line's own hue that holds two parts of that line together is the
+    # same case seen from the other side: the structure confirms what the faint pencil suggests.
+    for s, (c, f, _r, m) in list(decided.items()):
+        if c is None or f >= CONFIDENT or evidence[s].over_river > 0.5 or m < COLOUR_MARGIN:
+            continue
+        if evidence[s].ink < SURE_BRIDGE_INK or nearest[s] != c:
+            continue
+        if any(decided[t][0] is not None for t in game_map.crossing_partners[s]):
+            continue
+        others = [t for t, d in decided.items() if d[0] == c and t != s]
+        reached = _reachable(game_map.departure(c), others)
+        far = s.b if s.a in reached else s.a if s.b in reached else None
+        if far is not None and far not in reached and any(far in (t.a, t.b) for t in others):
+            decided[s] = (c, CONFIDENT, "", m)
     # A line in pieces is more often a faint section missed than a rule broken: name the sections
     # that would join the pieces, so a person looks before the sheet is scored as illegal.
     # The most likely join, when it carries faint marks of the line's own hue, is read as drawn
