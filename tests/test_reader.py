@@ -148,3 +148,12 @@ def test_blank_sheet_scores_zero() -> None:
     assert all(r.doubtful for r in report.reading.drawn)
     if not report.needs_review:
         assert report.total == 0
+
+
+def test_a_circle_drawn_around_a_station_does_not_hide_the_map() -> None:
+    # In this scan a pencil circle around a station (the double-station power) is the first lattice
+    # seed; the wrong lattice it grows ran through the real stations, which then could not seed again.
+    sample = make_sample(CAL, 111022, mode="scan", style="cream", strength=0.759)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert report.registration is not None and report.registration.stations_found >= 50
+    _assert_exact_or_flagged(report, sample.expected)

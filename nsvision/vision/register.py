@@ -346,10 +346,15 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
         if basis is None:
             continue
         fit = _grow(sub, sub_tree, local_seed, basis[0], basis[1])
-        tried.update(int(similar[j]) for j in fit.coords.values())
         if len(fit.coords) < MIN_STATIONS // 2:
+            tried.update(int(similar[j]) for j in fit.coords.values())
             continue
         match = _match_orientation(list(fit.coords), game_map)
+        # Symbols a good fit explains need not seed again; a bad fit (a seed off the lattice, such
+        # as a circle drawn around a station, grows a wrong lattice through real stations) must
+        # not keep those stations from seeding the right one.
+        if match[4] >= MIN_STATIONS:
+            tried.update(int(similar[j]) for j in fit.coords.values())
         if best is None or match[2] > best[1]:
             best = (seed, match[2], fit, similar, match)
         if match[4] >= 40 and match[2] - match[3] >= 10:
