@@ -12,7 +12,10 @@ Decisions use the evidence and the game's structure, never a silent guess:
 3. **structure**: of two crossing sections, a weakly drawn one is in doubt when the other is
    clearly drawn; a section that cannot be reached from its colour's departure station through
    that colour's sections takes the second-nearest colour when that one connects it, and is in
-   doubt otherwise unless its evidence is strong (then it is a real rule break).
+   doubt otherwise unless its evidence is strong (then it is a real rule break). Lightly marked
+   pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
+   there or another join is marked too); over the Thames, where the print shifts hues, the lines
+   that reach a section choose between two close hues; faint marks leaving a line are in doubt.
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
