@@ -52,6 +52,15 @@ def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
     assert reading.sections[join].doubtful
 
 
+def test_a_join_with_only_faint_marks_along_it_is_read_as_drawn_but_in_doubt() -> None:
+    join = _section("2,7-3,7")
+    reading = _read(
+        {**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.0, HUES["purple"], faint=0.7)
+    )
+    assert reading.sections[join].colour == "purple"
+    assert reading.sections[join].doubtful
+
+
 def test_marks_too_light_for_ink_at_a_line_end_are_put_in_doubt() -> None:
     nxt = _section("2,7-3,7")
     light = _read({**OTHERS, "2,5-2,7": "purple"}, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6))

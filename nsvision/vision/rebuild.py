@@ -290,14 +290,15 @@ def rebuild(
             decided[s] = (c, CONFIDENT, "", m)
     # A line in pieces is more often a faint section missed than a rule broken: name the sections
     # that would join the pieces, so a person looks before the sheet is scored as illegal.
-    # The most likely join, when it carries faint marks of the line's own hue, is read as drawn
-    # (still in doubt): a missed faint section is far more common than a line broken on purpose.
+    # The most likely join, when it carries marks of the line's own hue (a little ink, or faint
+    # marks along most of it), is read as drawn (still in doubt): a missed faint section is far
+    # more common than a line broken on purpose.
     # When those marks are plain on paper, clearly of that hue, and no other join has any pencil,
     # it is read as drawn without doubt: a lightly drawn section, not a puzzle.
     for colour in LINE_COLOURS:
         for _ in range(3):
             joins = _bridges(colour, decided, evidence, hues, game_map)
-            best = next((s for s in joins if nearest[s] == colour and evidence[s].ink >= BRIDGE_INK), None)
+            best = next((s for s in joins if nearest[s] == colour and _marked(evidence[s])), None)
             if (
                 best is not None
                 and evidence[best].over_river <= 0.5
@@ -361,6 +362,11 @@ def rebuild(
     lines = {c: [s for s, r in sorted(readings.items()) if r.colour == c] for c in LINE_COLOURS}
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(Network.build(lines, options), readings, learnt)
+
+
+def _marked(ev: SegmentEvidence) -> bool:
+    """Some pencil on a section: a little ink, or faint marks along most of it."""
+    return ev.ink >= BRIDGE_INK or ev.faint >= FAINT_EXTENSION_SHARE
 
 
 def _river_support(
