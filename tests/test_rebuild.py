@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from nsvision.calibration import load_calibration
-from nsvision.game.board import Colour, Section
+from nsvision.game.board import Colour, Section, parse_station_name
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 from nsvision.vision.rebuild import Reading, rebuild
 
@@ -14,8 +14,8 @@ HUES = pencil_hues()
 
 
 def _section(name: str) -> Section:
-    a, b = (tuple(int(v) for v in p.split(",")) for p in name.split("-"))
-    return Section.of(a, b)  # type: ignore[arg-type]
+    a, b = name.split("-")
+    return Section.of(parse_station_name(a), parse_station_name(b))
 
 
 def _ev(s: Section, ink: float = 0.0, chroma: np.ndarray | None = None, **kw: float) -> SegmentEvidence:
