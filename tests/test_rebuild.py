@@ -106,3 +106,14 @@ def test_a_partly_marked_section_holding_a_line_together_is_not_in_doubt() -> No
     end = _read({**OTHERS, "2,5-2,7": "purple"}, mid=_ev(mid, 0.45, HUES["purple"]))
     assert end.sections[mid].colour == "purple"
     assert end.sections[mid].doubtful
+
+
+def test_over_the_thames_a_hue_close_to_one_line_goes_to_it_when_only_that_line_of_the_two_reaches() -> None:
+    river = _section("4,5-4,6")
+    ev = _ev(river, 1.0, _between_purple_and_pink(), over_river=1.0)
+    # Nearest purple, second pink; pink ends at 4,6 and so does green, whose pencil is far from it.
+    green: dict[str, Colour] = {"3,2-3,6": "green", "3,6-4,6": "green"}
+    lines: dict[str, Colour] = {**OTHERS, **green, "2,5-2,7": "purple", "4,6-7,3": "pink"}
+    reading = _read(lines, river=ev)
+    assert reading.sections[river].colour == "pink"
+    assert not reading.sections[river].doubtful

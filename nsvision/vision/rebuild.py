@@ -212,8 +212,8 @@ def rebuild(
     # Over the Thames the print under the pencil shifts its hue, the same way for every section of
     # one sheet: clearly drawn river sections that only one line reaches teach that line's river hue.
     taught = _river_hues(decided, evidence, hues)
+    river_hues = {**hues, **taught}
     if taught:
-        river_hues = {**hues, **taught}
         for s in game_map.sections:
             if decided[s][0] is not None and evidence[s].over_river > 0.5:
                 decided[s], nearest[s], second_choice[s] = _decide(evidence[s], river_hues)
@@ -240,10 +240,15 @@ def rebuild(
             continue
         backed = [k for k in (c, second_choice[s]) if support[k] > 0]
         present = [k for k in LINE_COLOURS if support[k] > 0]
-        if support[c] == 0 and present == backed and len(backed) == 1 and evidence[s].ink >= WEAK_SURE_INK:
+        # The other lines that reach it do not matter when their pencil is far from the one seen.
+        only = len(backed) == 1 and all(
+            _lead(evidence[s], river_hues, backed[0], k) >= COLOUR_MARGIN_RIVER for k in present if k not in backed
+        )
+        if support[c] == 0 and only and evidence[s].ink >= WEAK_SURE_INK:
             # Clearly drawn, its hue one of two, and only one of those two lines reaches it at all:
-            # the other would be a piece cut off from its own line. The structure decides.
-            decided[s] = (backed[0], f, "", m)
+            # the other would be a piece cut off from its own line. The structure decides, however
+            # close the two hues.
+            decided[s] = (backed[0], _drawn_confidence(evidence[s].ink), "", m)
         elif support[c] == 0 and len(backed) == 1:
             # The structure's best guess, but still a guess: a person confirms it.
             decided[s] = (backed[0], min(f, 0.8), f"colour over the Thames taken from the {backed[0]} line", m)
@@ -356,12 +361,26 @@ def rebuild(
                 decided[s] = (c, min(f, 0.6), f"the {colour} line may be drawn faintly here", m)
 
     readings = {
-        s: SectionReading(s, c, f, f < CONFIDENT, r if f < CONFIDENT else "", evidence[s], c or nearest[s], m)
+        s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
         for s, (c, f, r, m) in decided.items()
     }
     lines = {c: [s for s, r in sorted(readings.items()) if r.colour == c] for c in LINE_COLOURS}
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(Network.build(lines, options), readings, learnt)
+
+
+def _reason(reason: str, confidence: float, colour: Colour | None, nearest: Colour) -> str:
+    """What a person is told about a section in doubt (never nothing); empty when it is not in doubt."""
+    if confidence >= CONFIDENT:
+        return ""
+    return reason or f"uncertain reading ({'drawn in ' + colour if colour else 'not drawn'}, nearest {nearest})"
+
+
+def _lead(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray], a: Colour, b: Colour) -> float:
+    """Normalised lead of hue ``a`` over hue ``b`` for the marks on a section (1 = on ``a``, 0 = halfway)."""
+    v = _vec(ev)
+    gap = 1.0 - float(hues[a] @ hues[b])
+    return (float(v @ hues[a]) - float(v @ hues[b])) / max(gap, 1e-6)
 
 
 def _marked(ev: SegmentEvidence) -> bool:
