@@ -595,14 +595,7 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
         if not faint.any():
             return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
         # No mark reaches the threshold: the colour is that of the faint marks, if any.
-        mean = np.median(delta[faint], axis=0)
-        unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
-        return SegmentEvidence(
-            s, n, 0.0, 0.0, 0.0, (float(unit[0]), float(unit[1]), float(unit[2])), faint=float(faint.mean())
-        )
-    # The median resists a neighbouring line's stroke that runs on past a shared station into this one.
-    mean = np.median(delta[inked], axis=0)
-    unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
+        return SegmentEvidence(s, n, 0.0, 0.0, 0.0, _median_colour(delta[faint]), faint=float(faint.mean()))
     where = np.flatnonzero(inked)
     return SegmentEvidence(
         s,
@@ -610,10 +603,20 @@ def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: f
         float(inked.mean()),
         _longest_run(inked) / n,
         float(mag[inked].mean()),
-        (float(unit[0]), float(unit[1]), float(unit[2])),
+        _median_colour(delta[inked]),
         span=float(where[-1] - where[0] + 1) / n,
         faint=float(faint.mean()),
     )
+
+
+def _median_colour(marks: np.ndarray) -> tuple[float, float, float]:
+    """Unit vector of the median colour of some marks.
+
+    The median resists a neighbouring line's stroke that runs on past a shared station into this one.
+    """
+    mean = np.median(marks, axis=0)
+    unit = mean / max(float(np.linalg.norm(mean)), 1e-9)
+    return (float(unit[0]), float(unit[1]), float(unit[2]))
 
 
 def _crossing_at(s: Section, t: Section) -> float:

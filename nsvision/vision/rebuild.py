@@ -24,6 +24,7 @@ in doubt are named so that a person can check them.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -172,9 +173,13 @@ def _colour_of(v: np.ndarray, hues: Mapping[Colour, np.ndarray]) -> tuple[Colour
     """Nearest and second-nearest hue, and the normalised margin between them."""
     ranked = sorted(LINE_COLOURS, key=lambda c: -float(v @ hues[c]))
     first, second = ranked[0], ranked[1]
-    gap = 1.0 - float(hues[first] @ hues[second])
-    margin = (float(v @ hues[first]) - float(v @ hues[second])) / max(gap, 1e-6)
-    return first, second, min(1.0, margin)
+    return first, second, min(1.0, _lead(v, hues, first, second))
+
+
+def _lead(v: np.ndarray, hues: Mapping[Colour, np.ndarray], a: Colour, b: Colour) -> float:
+    """Normalised lead of hue ``a`` over hue ``b`` for the colour ``v`` (1 = on ``a``, 0 = halfway)."""
+    gap = 1.0 - float(hues[a] @ hues[b])
+    return (float(v @ hues[a]) - float(v @ hues[b])) / max(gap, 1e-6)
 
 
 def _decide(
@@ -242,7 +247,9 @@ def rebuild(
         present = [k for k in LINE_COLOURS if support[k] > 0]
         # The other lines that reach it do not matter when their pencil is far from the one seen.
         only = len(backed) == 1 and all(
-            _lead(evidence[s], river_hues, backed[0], k) >= COLOUR_MARGIN_RIVER for k in present if k not in backed
+            _lead(_vec(evidence[s]), river_hues, backed[0], k) >= COLOUR_MARGIN_RIVER
+            for k in present
+            if k not in backed
         )
         if support[c] == 0 and only and evidence[s].ink >= WEAK_SURE_INK:
             # Clearly drawn, its hue one of two, and only one of those two lines reaches it at all:
@@ -324,11 +331,9 @@ def rebuild(
     # Faint pencil of a line's own hue leaving one of that line's stations may be its last section,
     # drawn lightly: a person should look. Over the Thames the hue of faint pencil says little, so
     # faint pencil there leaving any line's station is looked at.
-    on_line = {k: {p for t, d in decided.items() if d[0] == k for p in (t.a, t.b)} for k in LINE_COLOURS}
-    line_ends = {
-        k: {p for p in on_line[k] if sum(1 for t, d in decided.items() if d[0] == k and p in (t.a, t.b)) == 1}
-        for k in LINE_COLOURS
-    }
+    degree = Counter((d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b))
+    on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
+    line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
     # Faint marks only mean something on a sheet whose blank sections are free of them: where the
     # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
     blank = [ev.faint for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
@@ -376,13 +381,6 @@ def _reason(reason: str, confidence: float, colour: Colour | None, nearest: Colo
     return reason or f"uncertain reading ({'drawn in ' + colour if colour else 'not drawn'}, nearest {nearest})"
 
 
-def _lead(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray], a: Colour, b: Colour) -> float:
-    """Normalised lead of hue ``a`` over hue ``b`` for the marks on a section (1 = on ``a``, 0 = halfway)."""
-    v = _vec(ev)
-    gap = 1.0 - float(hues[a] @ hues[b])
-    return (float(v @ hues[a]) - float(v @ hues[b])) / max(gap, 1e-6)
-
-
 def _marked(ev: SegmentEvidence) -> bool:
     """Some pencil on a section: a little ink, or faint marks along most of it."""
     return ev.ink >= BRIDGE_INK or ev.faint >= FAINT_EXTENSION_SHARE
@@ -421,9 +419,9 @@ def _river_hues(
 ) -> dict[Colour, np.ndarray]:
     """Each line's hue over the Thames on this sheet, for the lines a clearly drawn river section shows.
 
-    A teacher is drawn (ink at least ``WEAK_SURE_INK``), reached by exactly one line's sections on
-    plain paper, and at least ``ANCHOR_COS`` similar to that line's paper hue (shifted, not another
-    pencil). Lines without a teacher keep their paper hue (they are left out here).
+    A teacher is drawn (ink at least ``WEAK_SURE_INK``), reached by exactly one line from plain paper
+    (see ``_river_support``), and at least ``ANCHOR_COS`` similar to that line's paper hue (shifted,
+    not another pencil). Lines without a teacher keep their paper hue (they are left out here).
     """
     out: dict[Colour, np.ndarray] = {}
     taught: dict[Colour, list[np.ndarray]] = {}
