@@ -117,3 +117,26 @@ def test_over_the_thames_a_hue_close_to_one_line_goes_to_it_when_only_that_line_
     reading = _read(lines, river=ev)
     assert reading.sections[river].colour == "pink"
     assert not reading.sections[river].doubtful
+
+
+def test_faint_marks_over_the_thames_at_a_line_end_are_put_in_doubt_on_any_sheet() -> None:
+    # A pencil of a hue near the band's own barely shows on it: faint marks are all that is left.
+    river = _section("4,5-4,6")
+    purple: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple"}
+    for blank_faint in (0.0, 0.5):  # also where the paper's guides leave faint marks everywhere
+        reading = _read(purple, blank_faint, river=_ev(river, 0.0, HUES["blue"], faint=0.35, over_river=1.0))
+        assert reading.sections[river].colour is None
+        assert reading.sections[river].doubtful
+    fainter = _read(purple, river=_ev(river, 0.0, HUES["blue"], faint=0.2, over_river=1.0))
+    assert not fainter.doubtful
+
+
+def test_a_colour_unlike_the_sheets_own_pencil_is_in_doubt() -> None:
+    pink: dict[str, Colour] = {**OTHERS, "6,2-7,3": "pink", "7,0-7,3": "pink", "7,3-8,4": "pink"}
+    # A grey guide under warm light: pinkish, but bluer than any pink pencil on the sheet.
+    guide = _section("2,7-3,7")
+    reading = _read(pink, guide=_ev(guide, 1.0, np.array([0.0, 0.6, 0.8])))
+    assert reading.sections[guide].colour == "pink"
+    assert reading.sections[guide].doubtful
+    assert "unlike" in reading.sections[guide].reason
+    assert [r.section for r in reading.doubtful] == [guide]

@@ -65,6 +65,9 @@ FAINT_FRACTION = 0.5
 """Share of the stroke threshold above which a pencil-coloured mark counts as faint pencil."""
 HUE_MIN_COS = 0.8
 """A mark whose colour is less similar than this to every pencil hue is not pencil."""
+HUE_MIN_COS_RIVER = 0.6
+"""The same over the Thames: where the band is dark in a channel, pencil adds little density there
+(the picture's black floor), so a stroke's colour is skewed towards the channels the band lets through."""
 
 
 def _chroma(od: np.ndarray) -> np.ndarray:
@@ -93,7 +96,7 @@ class Straightened:
     ignore: np.ndarray
     """(H, W) bool: dark printed ink, where pencil cannot be measured."""
     river: np.ndarray
-    """(H, W) bool: around the Thames, where the thin banks would be taken for pencil off the centre line."""
+    """(H, W) bool: on the Thames band (inside its zone, where the print under a stroke is the band)."""
     px_per_pitch: int
     margin: float
     print_density: np.ndarray | None = None
@@ -170,7 +173,8 @@ def straighten(
     density = remove_symbol_halos(stroke_density(canon, ppp, surround), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
     ignore = dark | banks | borders
-    return Straightened(canon, density, ignore, river, ppp, MARGIN, print_density)
+    band = thames_band(surround, river, ppp)
+    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -218,6 +222,34 @@ def print_masks(image: np.ndarray, game_map: GameMap, px_per_pitch: int) -> tupl
     line = np.array([((x + MARGIN) * px_per_pitch, (y + MARGIN) * px_per_pitch) for x, y in game_map.thames])
     cv2.polylines(river, [np.round(line).astype(np.int32)], False, 1, int(round(2 * THAMES_HALF_WIDTH * px_per_pitch)))
     return dark.astype(bool), river.astype(bool)
+
+
+BAND_CHROMA = 0.1
+"""Chroma density of the broad background over the paper's from which a place is on the Thames band:
+the band is a coloured area on every print (teal, blue, pale green), the paper and its shadows are not."""
+BAND_EDGE = 0.05
+"""Lattice units beyond the band's found edge still counted as on it (blurred edges)."""
+
+
+def thames_band(surround: np.ndarray, zone: np.ndarray, px_per_pitch: int) -> np.ndarray:
+    """Where inside the Thames zone the print is the band itself, not the paper beside it.
+
+    The zone comes from the map data and is wider than the band (prints differ in its width): a
+    stroke on the paper within the zone keeps its own colour and is read as on paper. The band is
+    found in the broad background (``surround`` with thin marks median-filtered away) as a place
+    more coloured than the paper around the zone, filled in over the zone from its edges.
+    """
+    k = max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1)
+    background = cv2.medianBlur(surround, k)
+    h, w = background.shape[:2]
+    small = cv2.resize(background, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    hole = cv2.resize(zone.astype(np.uint8), (w // 4, h // 4), interpolation=cv2.INTER_NEAREST)
+    hole = cv2.dilate(hole, np.ones((5, 5), np.uint8))
+    paper = cv2.resize(cv2.inpaint(small, hole, 5, cv2.INPAINT_TELEA), (w, h), interpolation=cv2.INTER_LINEAR)
+    od = -np.log((background.astype(np.float32) + 4.0) / (paper.astype(np.float32) + 4.0))
+    band = (od.max(axis=2) - od.min(axis=2) > BAND_CHROMA).astype(np.uint8)
+    edge = 2 * round(BAND_EDGE * px_per_pitch) + 1
+    return cv2.dilate(band, np.ones((edge, edge), np.uint8)).astype(bool) & zone
 
 
 HALO_REACH = 0.5
@@ -582,13 +614,16 @@ def _noise_level(cleaned: dict[Section, np.ndarray], profiles: _Profiles) -> flo
     return float(np.median(mags)) if mags else 0.0
 
 
-def _evidence_one(s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: float) -> SegmentEvidence:
+def _evidence_one(
+    s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: float, river: np.ndarray | None = None
+) -> SegmentEvidence:
     n = len(delta)
     if n == 0:
         return SegmentEvidence(s, 0, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
     mag = np.linalg.norm(delta, axis=1)
     # Only marks of a pencil-like hue count: a yellow border or a black smudge is no pencil.
-    pencil_like = (delta @ dirs.T).max(axis=1) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
+    min_cos = HUE_MIN_COS if river is None else np.where(river, HUE_MIN_COS_RIVER, HUE_MIN_COS)
+    pencil_like = (delta @ dirs.T).max(axis=1) >= min_cos * np.maximum(mag, 1e-9)
     inked = (mag >= stroke_min) & pencil_like
     faint = (mag >= FAINT_FRACTION * stroke_min) & pencil_like
     if not inked.any():
@@ -653,7 +688,7 @@ def measure_sections(
         # section has enough samples on plain paper those decide.
         if (use & ~profiles.river[s]).sum() >= OUTSIDE_RIVER_MIN:
             use = use & ~profiles.river[s]
-        ev = _evidence_one(s, cleaned[s][use], dirs, stroke_min)
+        ev = _evidence_one(s, cleaned[s][use], dirs, stroke_min, profiles.river[s][use])
         share = float(profiles.river[s][use].mean()) if use.any() else 0.0
         return replace(ev, over_river=share)
 

@@ -44,6 +44,8 @@ FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
 FAINT_EXTENSION_SHARE = 0.6
 """The same for marks too light to count as ink but present on this share of the section (``faint``)."""
+FAINT_EXTENSION_SHARE_RIVER = 0.3
+"""The same over the Thames band, where pencil of the band's own hue leaves little more than faint marks."""
 FAINT_BLANK_MAX = 0.25
 """Highest ``faint`` share that nine in ten blank sections of a sheet may show for faint marks to count."""
 FAINT_EXTENSION_INK_RIVER = 0.05
@@ -65,6 +67,9 @@ CONFIDENT = 0.9
 """Sections whose reading is less sure than this are in doubt."""
 ANCHOR_COS = 0.75
 """A departure station's section is taken as a line's pencil only if it is at least this similar to it."""
+HUE_CONSISTENT = 0.96
+"""A section's colour less similar than this to its pencil's hue learnt on the sheet is in doubt:
+drawn sections of one pencil agree far better (99 % above 0.99 on the benchmark's sheets)."""
 COLOUR_MARGIN = 0.3
 """Normalised lead of the nearest hue over the next (1 = on the hue, 0 = halfway) below which
 the colour is in doubt."""
@@ -213,6 +218,11 @@ def rebuild(
     nearest: dict[Section, Colour] = {}
     for s in game_map.sections:
         decided[s], nearest[s], second_choice[s] = _decide(evidence[s], hues)
+        c, f, r, m = decided[s]
+        if c is not None and evidence[s].over_river <= 0.5 and float(_vec(evidence[s]) @ hues[c]) < HUE_CONSISTENT:
+            # Nearest to one pencil but unlike every pencil of this sheet: a printed mark under a
+            # cast (grey guides turn pinkish under warm light) or two pencils on one section.
+            decided[s] = (c, min(f, 0.6), r or f"colour unlike this sheet's {c} pencil", m)
 
     # Over the Thames the print under the pencil shifts its hue, the same way for every section of
     # one sheet: clearly drawn river sections that only one line reaches teach that line's river hue.
@@ -347,6 +357,10 @@ def rebuild(
             reach = on_line
         elif faint_means_pencil and ev.faint >= FAINT_EXTENSION_SHARE:
             # Marks too light to count as ink only matter where a line ends: it may go on lightly.
+            reach = line_ends
+        elif river and ev.faint >= FAINT_EXTENSION_SHARE_RIVER:
+            # On the band a pencil of a hue near the band's own barely shows: faint marks leaving a
+            # line's end there are looked at on any sheet.
             reach = line_ends
         else:
             continue

@@ -1,0 +1,52 @@
+"""Pencil evidence on hand-made measurements: what counts as pencil, and where the Thames band is."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nsvision.game.board import LINE_COLOURS, Section
+from nsvision.vision.detect import PX_PER_PITCH, _evidence_one, pencil_hues, thames_band
+
+DIRS = np.stack([pencil_hues()[c] for c in LINE_COLOURS])
+SECTION = Section.of((4, 5), (4, 6))
+
+
+def test_a_stroke_on_the_thames_band_counts_though_its_colour_is_skewed() -> None:
+    # Green pencil on a dark blue band: the red the band already absorbs hardly darkens further,
+    # so the stroke shows mostly in blue. On plain paper such a colour is no pencil at all.
+    seen = np.tile(np.array([0.2, 0.0, 0.7], np.float32), (14, 1))
+    on_band = _evidence_one(SECTION, seen, DIRS, 0.085, np.ones(14, bool))
+    assert on_band.ink == 1.0
+    assert float(np.array(on_band.chroma) @ pencil_hues()["green"]) > 0.7
+    on_paper = _evidence_one(SECTION, seen, DIRS, 0.085, np.zeros(14, bool))
+    assert on_paper.ink == 0.0
+
+
+def _sheet(band_rgb: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, slice]:
+    """Cream paper with a horizontal band 0.4 pitch wide inside a zone 0.6 pitch wide."""
+    h, w = 4 * PX_PER_PITCH, 6 * PX_PER_PITCH
+    image = np.empty((h, w, 3), np.uint8)
+    image[:] = (236, 228, 205)
+    rows = slice(2 * PX_PER_PITCH - int(0.2 * PX_PER_PITCH), 2 * PX_PER_PITCH + int(0.2 * PX_PER_PITCH))
+    image[rows] = band_rgb
+    zone = np.zeros((h, w), bool)
+    zone[2 * PX_PER_PITCH - int(0.3 * PX_PER_PITCH) : 2 * PX_PER_PITCH + int(0.3 * PX_PER_PITCH)] = True
+    return image, zone, rows
+
+
+def test_the_thames_band_is_found_inside_its_zone_whatever_its_colour() -> None:
+    for band_rgb in ((118, 200, 212), (60, 110, 200), (200, 222, 196)):  # teal, dark blue, pale green
+        image, zone, rows = _sheet(band_rgb)
+        band = thames_band(image, zone, PX_PER_PITCH)
+        inner = band[rows.start + 4 : rows.stop - 4]
+        assert inner.all(), band_rgb
+        # The zone's paper beyond the band (and its blurred edge) is paper.
+        assert not band[: rows.start - 6].any(), band_rgb
+        assert not band[rows.stop + 6 :].any(), band_rgb
+        assert not (band & ~zone).any()
+
+
+def test_a_shadow_over_the_zone_is_not_the_band() -> None:
+    image, zone, _ = _sheet((236, 228, 205))
+    image[:, : 3 * PX_PER_PITCH] = (image[:, : 3 * PX_PER_PITCH] * 0.6).astype(np.uint8)
+    assert not thames_band(image, zone, PX_PER_PITCH).any()
