@@ -7,7 +7,7 @@ import numpy as np
 from nsvision.calibration import load_calibration
 from nsvision.game.board import Colour, Section, parse_station_name
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
-from nsvision.vision.rebuild import Reading, rebuild
+from nsvision.vision.rebuild import Reading, learn_hues, rebuild
 
 MAP = load_calibration().map
 HUES = pencil_hues()
@@ -140,3 +140,29 @@ def test_a_colour_unlike_the_sheets_own_pencil_is_in_doubt() -> None:
     assert reading.sections[guide].doubtful
     assert "unlike" in reading.sections[guide].reason
     assert [r.section for r in reading.doubtful] == [guide]
+
+
+def test_a_colour_in_doubt_that_breaks_the_rules_takes_the_hue_that_keeps_them() -> None:
+    river = _section("4,5-4,6")
+    # Nearest pink, second purple; both lines reach it. Read pink, the purple line is in two pieces.
+    ev = _ev(river, 1.0, 0.4 * HUES["purple"] + 0.6 * HUES["pink"], over_river=1.0)
+    lines: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "4,6-4,9": "purple", "4,6-7,3": "pink"}
+    reading = _read(lines, river=ev)
+    assert reading.sections[river].colour == "purple"
+    assert reading.sections[river].doubtful
+    assert "break the rules" in reading.sections[river].reason
+    # When the purple line is whole anyway, nothing is mended: the nearest hue stays.
+    whole: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "4,6-7,3": "pink"}
+    assert _read(whole, river=ev).sections[river].colour == "pink"
+
+
+def test_the_sheets_hues_are_learnt_from_firm_strokes_more_than_from_light_marks() -> None:
+    evidence = {s: _ev(s) for s in MAP.sections}
+    for name in ("7,3-7,5", "6,2-7,3", "7,0-7,3"):
+        s = _section(name)
+        evidence[s] = SegmentEvidence(s, 40, 1.0, 1.0, 0.6, tuple(HUES["pink"]), span=1.0)
+    # Light pinkish marks (guides under warm light) outnumber the pink pencil's sections.
+    for name in ("0,0-0,2", "2,7-3,7", "3,1-3,2", "5,7-5,9", "1,8-6,8"):
+        s = _section(name)
+        evidence[s] = SegmentEvidence(s, 40, 1.0, 1.0, 0.1, (0.0, 0.6, 0.8), span=1.0)
+    assert float(np.array(learn_hues(evidence, MAP)["pink"]) @ HUES["pink"]) > 0.99

@@ -15,7 +15,9 @@ Decisions use the evidence and the game's structure, never a silent guess:
    doubt otherwise unless its evidence is strong (then it is a real rule break). Lightly marked
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
    there or another join is marked too); over the Thames, where the print shifts hues, the lines
-   that reach a section choose between two close hues; faint marks leaving a line are in doubt.
+   that reach a section choose between two close hues; faint marks leaving a line are in doubt;
+4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt,
+   read in its second hue, would mend them, it takes that hue (still in doubt).
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
@@ -32,6 +34,7 @@ import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, Section
 from nsvision.game.network import GameOptions, Network
+from nsvision.game.rules import check_network
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 
 DRAWN = 0.5
@@ -159,14 +162,15 @@ def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -
         c: (_vec(evidence[s]) if s is not None else default[c]) for c, s in zip(LINE_COLOURS, best_pick, strict=True)
     }
     anchored = {c for c, s in zip(LINE_COLOURS, best_pick, strict=True) if s is not None}
-    # A few rounds of clustering on the sections that are clearly drawn refine each hue.
+    # A few rounds of clustering on the sections that are clearly drawn refine each hue; firm
+    # strokes weigh most: light marks (a guide tinted by warm light) must not pull a pencil's hue.
     clear = [s for s in marked if evidence[s].ink >= DRAWN]
     for _ in range(4):
         groups: dict[Colour, list[np.ndarray]] = {c: [] for c in LINE_COLOURS}
         for s in clear:
             v = _vec(evidence[s])
             c = max(LINE_COLOURS, key=lambda k: float(v @ hues[k]))
-            groups[c].append(v * evidence[s].ink)
+            groups[c].append(v * evidence[s].ink * evidence[s].strength)
         for c, vs in groups.items():
             if vs and (c in anchored or len(vs) >= 2):
                 mean = np.mean(vs, axis=0)
@@ -379,6 +383,8 @@ def rebuild(
             if c is None and dep in (s.a, s.b) and evidence[s].ink >= FAINT_LINE_INK and nearest[s] == colour:
                 decided[s] = (c, min(f, 0.6), f"the {colour} line may be drawn faintly here", m)
 
+    _settle_by_rules(decided, second_choice, game_map, options)
+
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
         for s, (c, f, r, m) in decided.items()
@@ -386,6 +392,41 @@ def rebuild(
     lines = {c: [s for s, r in sorted(readings.items()) if r.colour == c] for c in LINE_COLOURS}
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(Network.build(lines, options), readings, learnt)
+
+
+def _network(
+    decided: Mapping[Section, tuple[Colour | None, float, str, float]], options: GameOptions | None
+) -> Network:
+    return Network.build({k: sorted(s for s, d in decided.items() if d[0] == k) for k in LINE_COLOURS}, options)
+
+
+def _settle_by_rules(
+    decided: dict[Section, tuple[Colour | None, float, str, float]],
+    second_choice: Mapping[Section, Colour],
+    game_map: GameMap,
+    options: GameOptions | None,
+) -> None:
+    """A drawn section in doubt whose colour breaks the rules takes the other hue when that mends them.
+
+    Between two close hues the pencil cannot choose; the construction rules can: read in one
+    colour the lines break (a line in pieces, a second branch), read in the other they do not. The
+    section stays in doubt (a person confirms it) but the best reading, and the score, follow the
+    legal one. Nothing changes when the rules are kept already, or when more than one section's
+    change would mend them (the rules do not say which).
+    """
+    if not check_network(_network(decided, options), game_map):
+        return
+    mends: list[tuple[Section, Colour]] = []
+    for s, (c, f, _r, m) in decided.items():
+        if c is None or f >= CONFIDENT or second_choice[s] == c:
+            continue
+        trial = {**decided, s: (second_choice[s], f, "", m)}
+        if not check_network(_network(trial, options), game_map):
+            mends.append((s, second_choice[s]))
+    if len(mends) == 1:
+        s, other = mends[0]
+        c, f, _r, m = decided[s]
+        decided[s] = (other, min(f, 0.8), f"colour between {c} and {other}; in {c} the lines would break the rules", m)
 
 
 def _reason(reason: str, confidence: float, colour: Colour | None, nearest: Colour) -> str:
