@@ -44,7 +44,7 @@ PENCIL_RGB: dict[Colour, tuple[int, int, int]] = {
 
 STROKE_MIN = 0.085
 """Chroma density below which a sample of a phone photo is paper (its OD noise is about 0.03)."""
-STROKE_MIN_CLEAN = 0.05
+STROKE_MIN_CLEAN = 0.04
 """The same for the cleanest pictures (flatbed scans, whose noise is ten times lower): a light
 stroke there is plainly visible at densities a photo's noise reaches."""
 CLEAN_FACTOR = 5.0
