@@ -166,3 +166,14 @@ def test_the_sheets_hues_are_learnt_from_firm_strokes_more_than_from_light_marks
         s = _section(name)
         evidence[s] = SegmentEvidence(s, 40, 1.0, 1.0, 0.1, (0.0, 0.6, 0.8), span=1.0)
     assert float(np.array(learn_hues(evidence, MAP)["pink"]) @ HUES["pink"]) > 0.99
+
+
+def test_a_few_specks_over_the_thames_next_to_a_line_are_the_band_not_pencil() -> None:
+    river = _section("4,5-4,6")
+    through: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "4,5-7,5": "purple"}
+    # A few samples over the stroke threshold, nothing much else: the band's edge, not a stroke.
+    specks = _read(through, river=_ev(river, 0.1, HUES["blue"], faint=0.15, over_river=1.0))
+    assert not specks.doubtful
+    # Marks along a good part of it, some of them dense, next to a line: a person looks.
+    stroke = _read(through, river=_ev(river, 0.1, HUES["blue"], faint=0.4, over_river=1.0))
+    assert stroke.sections[river].doubtful

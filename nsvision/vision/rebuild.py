@@ -52,7 +52,8 @@ FAINT_EXTENSION_SHARE_RIVER = 0.3
 FAINT_BLANK_MAX = 0.25
 """Highest ``faint`` share that nine in ten blank sections of a sheet may show for faint marks to count."""
 FAINT_EXTENSION_INK_RIVER = 0.05
-"""The same over the Thames, where pencil shows less (and next to any line: its hue says little there)."""
+"""The same over the Thames, where pencil shows less (and next to any line: its hue says little there),
+when faint marks cover at least ``FAINT_EXTENSION_SHARE_RIVER`` of it."""
 FAINT_LINE_INK = 0.08
 """Marked share that, at the departure station of a colour read as empty, puts a section in doubt."""
 GAPPED_INK = 0.12
@@ -357,14 +358,17 @@ def rebuild(
         river = ev.over_river > 0.5
         if c is not None or f < CONFIDENT:
             continue
-        if ev.ink >= (FAINT_EXTENSION_INK_RIVER if river else FAINT_EXTENSION_INK):
+        if river:
+            # On the band a pencil of a hue near the band's own barely shows: faint marks along a
+            # good part of it are looked at on any sheet (a few specks are the band's edges), next
+            # to any line's station when some reach the stroke threshold, else at a line's end.
+            if ev.faint < FAINT_EXTENSION_SHARE_RIVER:
+                continue
+            reach = on_line if ev.ink >= FAINT_EXTENSION_INK_RIVER else line_ends
+        elif ev.ink >= FAINT_EXTENSION_INK:
             reach = on_line
         elif faint_means_pencil and ev.faint >= FAINT_EXTENSION_SHARE:
             # Marks too light to count as ink only matter where a line ends: it may go on lightly.
-            reach = line_ends
-        elif river and ev.faint >= FAINT_EXTENSION_SHARE_RIVER:
-            # On the band a pencil of a hue near the band's own barely shows: faint marks leaving a
-            # line's end there are looked at on any sheet.
             reach = line_ends
         else:
             continue
