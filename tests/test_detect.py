@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, Section
-from nsvision.vision.detect import PX_PER_PITCH, _evidence_one, pencil_hues, thames_band
+from nsvision.vision.detect import PX_PER_PITCH, _evidence_one, broad_background, pencil_hues, thames_band
 
 DIRS = np.stack([pencil_hues()[c] for c in LINE_COLOURS])
 SECTION = Section.of((4, 5), (4, 6))
@@ -37,7 +37,7 @@ def _sheet(band_rgb: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, slic
 def test_the_thames_band_is_found_inside_its_zone_whatever_its_colour() -> None:
     for band_rgb in ((118, 200, 212), (60, 110, 200), (200, 222, 196)):  # teal, dark blue, pale green
         image, zone, rows = _sheet(band_rgb)
-        band = thames_band(image, zone, PX_PER_PITCH)
+        band = thames_band(broad_background(image, PX_PER_PITCH), zone, PX_PER_PITCH)
         inner = band[rows.start + 4 : rows.stop - 4]
         assert inner.all(), band_rgb
         # The zone's paper beyond the band (and its blurred edge) is paper.
@@ -49,4 +49,4 @@ def test_the_thames_band_is_found_inside_its_zone_whatever_its_colour() -> None:
 def test_a_shadow_over_the_zone_is_not_the_band() -> None:
     image, zone, _ = _sheet((236, 228, 205))
     image[:, : 3 * PX_PER_PITCH] = (image[:, : 3 * PX_PER_PITCH] * 0.6).astype(np.uint8)
-    assert not thames_band(image, zone, PX_PER_PITCH).any()
+    assert not thames_band(broad_background(image, PX_PER_PITCH), zone, PX_PER_PITCH).any()

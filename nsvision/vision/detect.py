@@ -128,7 +128,8 @@ def blank_density(blank: np.ndarray, game_map: GameMap, margin: float) -> np.nda
     ys = ((np.arange(size[1], dtype=np.float32) / PX_PER_PITCH) - MARGIN + margin) * src_ppp
     mx, my = np.meshgrid(xs, ys)
     canon = cv2.remap(np.ascontiguousarray(blank), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    density = remove_symbol_halos(stroke_density(canon, PX_PER_PITCH), game_map, PX_PER_PITCH)
+    density = stroke_density(canon, broad_background(canon, PX_PER_PITCH))
+    density = remove_symbol_halos(density, game_map, PX_PER_PITCH)
     # A registration error of a pixel or two must not leave a guide's edge behind: widen the print.
     return cv2.dilate(np.clip(density, 0.0, None), np.ones((3, 3), np.uint8))
 
@@ -169,11 +170,11 @@ def straighten(
     # as blue pencil there. Painted over, the surround is the band and the paper with clean edges.
     near_river = cv2.dilate(river.astype(np.uint8), np.ones((15, 15), np.uint8))
     wide = np.maximum(wide, guide_lines(game_map, ppp, canon.shape) & near_river)
-    surround = cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA)
-    density = remove_symbol_halos(stroke_density(canon, ppp, surround), game_map, ppp)
+    background = broad_background(cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA), ppp)
+    density = remove_symbol_halos(stroke_density(canon, background), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
     ignore = dark | banks | borders
-    band = thames_band(surround, river, ppp)
+    band = thames_band(background, river, ppp)
     return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density)
 
 
@@ -231,16 +232,14 @@ BAND_EDGE = 0.05
 """Lattice units beyond the band's found edge still counted as on it (blurred edges)."""
 
 
-def thames_band(surround: np.ndarray, zone: np.ndarray, px_per_pitch: int) -> np.ndarray:
+def thames_band(background: np.ndarray, zone: np.ndarray, px_per_pitch: int) -> np.ndarray:
     """Where inside the Thames zone the print is the band itself, not the paper beside it.
 
     The zone comes from the map data and is wider than the band (prints differ in its width): a
     stroke on the paper within the zone keeps its own colour and is read as on paper. The band is
-    found in the broad background (``surround`` with thin marks median-filtered away) as a place
+    found in the broad background (``broad_background``: thin marks filtered away) as a place
     more coloured than the paper around the zone, filled in over the zone from its edges.
     """
-    k = max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1)
-    background = cv2.medianBlur(surround, k)
     h, w = background.shape[:2]
     small = cv2.resize(background, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
     hole = cv2.resize(zone.astype(np.uint8), (w // 4, h // 4), interpolation=cv2.INTER_NEAREST)
@@ -377,19 +376,24 @@ MEDIAN_WIDTH = 0.2
 width, well under the Thames band's, so the band keeps its edges."""
 
 
-def stroke_density(image: np.ndarray, px_per_pitch: int, surround: np.ndarray | None = None) -> np.ndarray:
-    """Optical density of thin marks relative to their surroundings: ``-log(image / median(image))``.
+def broad_background(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
+    """What surrounds every thin mark: a median wider than twice a pencil stroke (uint8 RGB).
 
-    A median wider than twice a pencil stroke erases the stroke but keeps every broad printed
-    area (the Thames band, paper tone, shadows) with straight edges in place, so the ratio cancels
-    print, light gradient and colour cast alike and leaves thin marks. Values may be negative
-    where a thin mark is lighter than what surrounds it in some channel. ``surround`` is the
-    picture the median is taken of, when it should differ from ``image`` (see ``straighten``).
+    It erases strokes, guides and borders but keeps every broad printed area (the Thames band,
+    paper tone, shadows) with straight edges in place.
     """
-    k = max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1)
-    background = cv2.medianBlur(image if surround is None else surround, k).astype(np.float32) + 4.0
-    img = image.astype(np.float32) + 4.0
-    return -np.log(np.clip(img / background, 0.02, 8.0)).astype(np.float32)
+    return cv2.medianBlur(image, max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1))
+
+
+def stroke_density(image: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Optical density of thin marks relative to their surroundings: ``-log(image / background)``.
+
+    With ``background`` from ``broad_background`` the ratio cancels print, light gradient and
+    colour cast alike and leaves thin marks. Values may be negative where a thin mark is lighter
+    than what surrounds it in some channel.
+    """
+    ratio = (image.astype(np.float32) + 4.0) / (background.astype(np.float32) + 4.0)
+    return -np.log(np.clip(ratio, 0.02, 8.0)).astype(np.float32)
 
 
 @dataclass(frozen=True)
