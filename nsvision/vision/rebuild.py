@@ -393,14 +393,14 @@ def rebuild(
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
         for s, (c, f, r, m) in decided.items()
     }
-    lines = {c: [s for s, r in sorted(readings.items()) if r.colour == c] for c in LINE_COLOURS}
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
-    return Reading(Network.build(lines, options), readings, learnt)
+    return Reading(_network(decided, options), readings, learnt)
 
 
 def _network(
     decided: Mapping[Section, tuple[Colour | None, float, str, float]], options: GameOptions | None
 ) -> Network:
+    """The network the decisions draw."""
     return Network.build({k: sorted(s for s, d in decided.items() if d[0] == k) for k in LINE_COLOURS}, options)
 
 
