@@ -177,3 +177,14 @@ def test_a_few_specks_over_the_thames_next_to_a_line_are_the_band_not_pencil() -
     # Marks along a good part of it, some of them dense, next to a line: a person looks.
     stroke = _read(through, river=_ev(river, 0.1, HUES["blue"], faint=0.4, over_river=1.0))
     assert stroke.sections[river].doubtful
+
+
+def test_after_the_rules_mend_a_line_its_possible_joins_are_no_longer_named() -> None:
+    river = _section("4,5-4,6")
+    ev = _ev(river, 1.0, 0.4 * HUES["purple"] + 0.6 * HUES["pink"], over_river=1.0)
+    # Read pink, the purple line is in two pieces and 2,5-3,6 or 3,6-4,5 could join them; read
+    # purple (the mend), it is whole: only the mended section is left for a person to check.
+    lines: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "3,6-4,6": "purple", "4,6-7,3": "pink"}
+    reading = _read(lines, river=ev)
+    assert reading.sections[river].colour == "purple"
+    assert [r.section for r in reading.doubtful] == [river]

@@ -322,6 +322,7 @@ def rebuild(
     # more common than a line broken on purpose.
     # When those marks are plain on paper, clearly of that hue, and no other join has any pencil,
     # it is read as drawn without doubt: a lightly drawn section, not a puzzle.
+    named_joins: dict[Section, tuple[Colour, tuple[Colour | None, float, str, float]]] = {}
     for colour in LINE_COLOURS:
         for _ in range(3):
             joins = _bridges(colour, decided, evidence, hues, game_map)
@@ -337,6 +338,7 @@ def rebuild(
                 decided[best] = (colour, max(f, CONFIDENT), "", m)
                 continue
             for s in joins:
+                named_joins.setdefault(s, (colour, decided[s]))
                 c, f, r, m = decided[s]
                 decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
             if best is None:
@@ -387,7 +389,16 @@ def rebuild(
             if c is None and dep in (s.a, s.b) and evidence[s].ink >= FAINT_LINE_INK and nearest[s] == colour:
                 decided[s] = (c, min(f, 0.6), f"the {colour} line may be drawn faintly here", m)
 
-    _settle_by_rules(decided, second_choice, game_map, options)
+    if _settle_by_rules(decided, second_choice, game_map, options):
+        # The mended line is whole: the blank sections named as its possible joins are blank again.
+        for s, (colour, before) in named_joins.items():
+            if (
+                decided[s][2] == f"would connect the two parts of the {colour} line"
+                and before[1] >= CONFIDENT
+                and not _marked(evidence[s])
+                and not _in_pieces(colour, decided, game_map)
+            ):
+                decided[s] = before
 
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
@@ -409,17 +420,17 @@ def _settle_by_rules(
     second_choice: Mapping[Section, Colour],
     game_map: GameMap,
     options: GameOptions | None,
-) -> None:
+) -> bool:
     """A drawn section in doubt whose colour breaks the rules takes the other hue when that mends them.
 
     Between two close hues the pencil cannot choose; the construction rules can: read in one
     colour the lines break (a line in pieces, a second branch), read in the other they do not. The
     section stays in doubt (a person confirms it) but the best reading, and the score, follow the
     legal one. Nothing changes when the rules are kept already, or when more than one section's
-    change would mend them (the rules do not say which).
+    change would mend them (the rules do not say which). Returns whether a section was changed.
     """
     if not check_network(_network(decided, options), game_map):
-        return
+        return False
     mends: list[tuple[Section, Colour]] = []
     for s, (c, f, _r, m) in decided.items():
         if c is None or f >= CONFIDENT or second_choice[s] == c:
@@ -427,10 +438,21 @@ def _settle_by_rules(
         trial = {**decided, s: (second_choice[s], f, "", m)}
         if not check_network(_network(trial, options), game_map):
             mends.append((s, second_choice[s]))
-    if len(mends) == 1:
-        s, other = mends[0]
-        c, f, _r, m = decided[s]
-        decided[s] = (other, min(f, 0.8), f"colour between {c} and {other}; in {c} the lines would break the rules", m)
+    if len(mends) != 1:
+        return False
+    s, other = mends[0]
+    c, f, _r, m = decided[s]
+    decided[s] = (other, min(f, 0.8), f"colour between {c} and {other}; in {c} the lines would break the rules", m)
+    return True
+
+
+def _in_pieces(
+    colour: Colour, decided: Mapping[Section, tuple[Colour | None, float, str, float]], game_map: GameMap
+) -> bool:
+    """Whether some of the line's sections cannot be reached from its departure station."""
+    drawn = [s for s, d in decided.items() if d[0] == colour]
+    main = _reachable(game_map.departure(colour), drawn)
+    return any(s.a not in main for s in drawn)
 
 
 def _reason(reason: str, confidence: float, colour: Colour | None, nearest: Colour) -> str:
