@@ -246,7 +246,7 @@ def analyze_sheet(
     straight = straighten(loaded.image, reg, cal.map, print_density(cal))
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     evidence = measure_sections(straight, cal.map, radius)
-    reading = rebuild(evidence, cal.map, options)
+    reading = rebuild(evidence, cal.map, options, straight.band_density)
     card, violations = _score(reading.network, cal)
     reasons = review_reasons(reading, reg)
     marks = read_marks(loaded.image, reg, cal)

@@ -37,16 +37,22 @@ def _sheet(band_rgb: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, slic
 def test_the_thames_band_is_found_inside_its_zone_whatever_its_colour() -> None:
     for band_rgb in ((118, 200, 212), (60, 110, 200), (200, 222, 196)):  # teal, dark blue, pale green
         image, zone, rows = _sheet(band_rgb)
-        band = thames_band(broad_background(image, PX_PER_PITCH), zone, PX_PER_PITCH)
+        band, density = thames_band(broad_background(image, PX_PER_PITCH), zone, PX_PER_PITCH)
         inner = band[rows.start + 4 : rows.stop - 4]
         assert inner.all(), band_rgb
         # The zone's paper beyond the band (and its blurred edge) is paper.
         assert not band[: rows.start - 6].any(), band_rgb
         assert not band[rows.stop + 6 :].any(), band_rgb
         assert not (band & ~zone).any()
+        # The band's own density over the paper, channel by channel.
+        expected = -np.log((np.array(band_rgb) + 4.0) / (np.array((236, 228, 205)) + 4.0))
+        assert density is not None
+        assert np.allclose(density, expected, atol=0.03), (band_rgb, density)
 
 
 def test_a_shadow_over_the_zone_is_not_the_band() -> None:
     image, zone, _ = _sheet((236, 228, 205))
     image[:, : 3 * PX_PER_PITCH] = (image[:, : 3 * PX_PER_PITCH] * 0.6).astype(np.uint8)
-    assert not thames_band(broad_background(image, PX_PER_PITCH), zone, PX_PER_PITCH).any()
+    band, density = thames_band(broad_background(image, PX_PER_PITCH), zone, PX_PER_PITCH)
+    assert not band.any()
+    assert density is None

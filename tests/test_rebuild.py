@@ -7,7 +7,7 @@ import numpy as np
 from nsvision.calibration import load_calibration
 from nsvision.game.board import Colour, Section, parse_station_name
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
-from nsvision.vision.rebuild import Reading, learn_hues, rebuild
+from nsvision.vision.rebuild import Reading, _band_explains, learn_hues, rebuild
 
 MAP = load_calibration().map
 HUES = pencil_hues()
@@ -23,7 +23,12 @@ def _ev(s: Section, ink: float = 0.0, chroma: np.ndarray | None = None, **kw: fl
     return SegmentEvidence(s, 40, ink, ink, 0.4 if ink else 0.0, c, span=ink, **kw)  # type: ignore[arg-type]
 
 
-def _read(drawn: dict[str, Colour], blank_faint: float = 0.0, **special: SegmentEvidence) -> Reading:
+def _read(
+    drawn: dict[str, Colour],
+    blank_faint: float = 0.0,
+    band: tuple[float, float, float] | None = None,
+    **special: SegmentEvidence,
+) -> Reading:
     """Every section empty except ``drawn`` (clearly drawn in its colour) and the ``special`` ones."""
     evidence = {s: _ev(s, faint=blank_faint) for s in MAP.sections}
     for name, colour in drawn.items():
@@ -31,7 +36,7 @@ def _read(drawn: dict[str, Colour], blank_faint: float = 0.0, **special: Segment
         evidence[s] = _ev(s, 1.0, HUES[colour])
     for ev in special.values():
         evidence[ev.section] = ev
-    return rebuild(evidence, MAP)
+    return rebuild(evidence, MAP, None, band)
 
 
 # One clear section per line away from the sections under test, so that no line is read as empty.
@@ -188,3 +193,27 @@ def test_after_the_rules_mend_a_line_its_possible_joins_are_no_longer_named() ->
     reading = _read(lines, river=ev)
     assert reading.sections[river].colour == "purple"
     assert [r.section for r in reading.doubtful] == [river]
+
+
+DARK_BLUE_BAND = (0.85, 0.5, 0.02)
+"""Density over the paper of a dark blue Thames band (red and some green absorbed)."""
+
+
+def test_on_a_dark_blue_band_purple_can_look_pink_but_green_never_looks_blue() -> None:
+    pinkish = np.array([0.0, 0.91, 0.41])
+    assert {"purple", "pink"} <= _band_explains(pinkish, HUES, DARK_BLUE_BAND)
+    # Green loses its red there and keeps its blue: no other pencil can look like that.
+    greenish = np.array([0.3, 0.0, 0.95])
+    assert _band_explains(greenish / np.linalg.norm(greenish), HUES, DARK_BLUE_BAND) == {"green"}
+
+
+def test_on_the_band_the_one_reaching_line_whose_pencil_can_look_so_takes_the_section() -> None:
+    river = _section("4,5-4,6")
+    ev = _ev(river, 1.0, np.array([0.3, 0.0, 0.95]), over_river=1.0)
+    # Green and purple both reach it; the colour is between hues, so without the band's look the
+    # purple line is a rival.
+    lines: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "3,6-4,6": "green", "3,2-3,6": "green"}
+    assert _read(lines, river=ev).sections[river].doubtful
+    reading = _read(lines, band=DARK_BLUE_BAND, river=ev)
+    assert reading.sections[river].colour == "green"
+    assert not reading.sections[river].doubtful

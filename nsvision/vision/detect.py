@@ -101,6 +101,8 @@ class Straightened:
     margin: float
     print_density: np.ndarray | None = None
     """(H, W, 3) thin-mark density of this print's blank sheet, when a calibration provides one."""
+    band_density: tuple[float, float, float] | None = None
+    """Optical density (R, G, B) of the Thames band over the paper, when a band was found."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -174,8 +176,8 @@ def straighten(
     density = remove_symbol_halos(stroke_density(canon, background), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
     ignore = dark | banks | borders
-    band = thames_band(background, river, ppp)
-    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density)
+    band, band_density = thames_band(background, river, ppp)
+    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -232,8 +234,11 @@ BAND_EDGE = 0.05
 """Lattice units beyond the band's found edge still counted as on it (blurred edges)."""
 
 
-def thames_band(background: np.ndarray, zone: np.ndarray, px_per_pitch: int) -> np.ndarray:
-    """Where inside the Thames zone the print is the band itself, not the paper beside it.
+def thames_band(
+    background: np.ndarray, zone: np.ndarray, px_per_pitch: int
+) -> tuple[np.ndarray, tuple[float, float, float] | None]:
+    """Where inside the Thames zone the print is the band itself, not the paper beside it, and
+    the band's optical density over the paper (R, G, B; ``None`` when no band is found).
 
     The zone comes from the map data and is wider than the band (prints differ in its width): a
     stroke on the paper within the zone keeps its own colour and is read as on paper. The band is
@@ -248,7 +253,12 @@ def thames_band(background: np.ndarray, zone: np.ndarray, px_per_pitch: int) -> 
     od = -np.log((background.astype(np.float32) + 4.0) / (paper.astype(np.float32) + 4.0))
     band = (od.max(axis=2) - od.min(axis=2) > BAND_CHROMA).astype(np.uint8)
     edge = 2 * round(BAND_EDGE * px_per_pitch) + 1
-    return cv2.dilate(band, np.ones((edge, edge), np.uint8)).astype(bool) & zone
+    core = cv2.erode(band, np.ones((edge, edge), np.uint8)).astype(bool) & zone
+    density = None
+    if core.any():
+        r, g, b = np.median(od[core], axis=0)
+        density = (float(r), float(g), float(b))
+    return cv2.dilate(band, np.ones((edge, edge), np.uint8)).astype(bool) & zone, density
 
 
 HALO_REACH = 0.5

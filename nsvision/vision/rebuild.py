@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -214,7 +214,10 @@ def _decide(
 
 
 def rebuild(
-    evidence: Mapping[Section, SegmentEvidence], game_map: GameMap, options: GameOptions | None = None
+    evidence: Mapping[Section, SegmentEvidence],
+    game_map: GameMap,
+    options: GameOptions | None = None,
+    band: Sequence[float] | None = None,
 ) -> Reading:
     """Decide each potential section's colour (or none) with a confidence; see the module doc."""
     hues = learn_hues(evidence, game_map)
@@ -245,6 +248,13 @@ def rebuild(
         if c is None or evidence[s].over_river <= 0.5:
             continue
         support = _river_support(s, decided, evidence)
+        if band is not None and evidence[s].ink >= WEAK_SURE_INK:
+            able = _band_explains(_vec(evidence[s]), hues, band)
+            reaching = [k for k in LINE_COLOURS if support[k] > 0 and k in able]
+            if len(reaching) == 1:
+                # Of the lines that reach it, one pencil alone can look like this on this band.
+                decided[s] = (reaching[0], _drawn_confidence(evidence[s].ink), "", m)
+                continue
         # Another line reaching it as well only matters if its pencil could be the one seen: the
         # second-nearest hue, or any when the hue is unclear.
         rivals = [
@@ -465,6 +475,42 @@ def _reason(reason: str, confidence: float, colour: Colour | None, nearest: Colo
 def _marked(ev: SegmentEvidence) -> bool:
     """Some pencil on a section: a little ink, or faint marks along most of it."""
     return ev.ink >= BRIDGE_INK or ev.faint >= FAINT_EXTENSION_SHARE
+
+
+BAND_FLOORS = (0.02, 0.05, 0.1, 0.2, 0.5)
+"""Light a picture records even where nothing is reflected (flare, black level), as a share of the
+paper's: how far a dark band hides the density pencil adds in its dark channels."""
+BAND_NEUTRAL = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+"""Grey part of a pencil's density, as a share of its colour part: lost on paper, kept on a band."""
+BAND_EXPLAINS = 0.95
+"""Similarity from which a pencil's look on the band explains the colour seen there."""
+
+
+def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Sequence[float]) -> set[Colour]:
+    """The pencils that could look like the colour ``v`` when drawn on the Thames band.
+
+    On the band a pencil adds its density to the band's. Where the band is dark in a channel the
+    picture barely records more (a floor of flare and black level), so that part of the pencil's
+    colour fades, and its grey part, invisible in colour on paper, is left in the other channels
+    (purple on a blue band reads pink). Each pencil's paper hue is shifted this way for a range of
+    floors and grey parts; it explains ``v`` if one of the shifts comes close.
+    """
+    dark = np.exp(-np.asarray(band, dtype=np.float64))
+    out: set[Colour] = set()
+    for k in LINE_COLOURS:
+        looks = [np.asarray(hues[k], dtype=np.float64)]
+        for floor in BAND_FLOORS:
+            kept = dark / (dark + floor)
+            kept = kept / kept.max()
+            for grey in BAND_NEUTRAL:
+                raw = (hues[k] + grey) * kept
+                chroma = raw - raw.min()
+                norm = float(np.linalg.norm(chroma))
+                if norm > 1e-9:
+                    looks.append(chroma / norm)
+        if max(float(look @ v) for look in looks) >= BAND_EXPLAINS:
+            out.add(k)
+    return out
 
 
 def _river_support(
