@@ -217,3 +217,12 @@ def test_on_the_band_the_one_reaching_line_whose_pencil_can_look_so_takes_the_se
     reading = _read(lines, band=DARK_BLUE_BAND, river=ev)
     assert reading.sections[river].colour == "green"
     assert not reading.sections[river].doubtful
+
+
+def test_a_clearly_drawn_section_of_a_close_hue_that_cuts_a_line_off_is_mended_and_flagged() -> None:
+    # Nearest pink but not by much; read pink, it would be a piece cut off from the pink line.
+    cut = _section("2,7-3,7")
+    ev = _ev(cut, 1.0, 0.3 * HUES["purple"] + 0.7 * HUES["pink"])
+    reading = _read({**OTHERS, "2,5-2,7": "purple"}, cut=ev)
+    assert reading.sections[cut].colour == "purple"
+    assert reading.sections[cut].doubtful

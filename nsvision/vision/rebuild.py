@@ -15,9 +15,11 @@ Decisions use the evidence and the game's structure, never a silent guess:
    doubt otherwise unless its evidence is strong (then it is a real rule break). Lightly marked
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
    there or another join is marked too); over the Thames, where the print shifts hues, the lines
-   that reach a section choose between two close hues; faint marks leaving a line are in doubt;
-4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt,
-   read in its second hue, would mend them, it takes that hue (still in doubt).
+   that reach a section choose between two close hues, and of those lines the one pencil that can
+   look like the colour seen on the band (a dark band fades its dark channels) takes it; faint
+   marks leaving a line are in doubt;
+4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
+   or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt).
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
@@ -71,6 +73,8 @@ CONFIDENT = 0.9
 """Sections whose reading is less sure than this are in doubt."""
 ANCHOR_COS = 0.75
 """A departure station's section is taken as a line's pencil only if it is at least this similar to it."""
+MEND_MARGIN = 0.9
+"""Colour margin under which even a confidently read section may take its second hue to mend the rules."""
 HUE_CONSISTENT = 0.96
 """A section's colour less similar than this to its pencil's hue learnt on the sheet is in doubt:
 drawn sections of one pencil agree far better (99 % above 0.99 on the benchmark's sheets)."""
@@ -431,11 +435,12 @@ def _settle_by_rules(
     game_map: GameMap,
     options: GameOptions | None,
 ) -> bool:
-    """A drawn section in doubt whose colour breaks the rules takes the other hue when that mends them.
+    """A drawn section in doubt or of a close hue (colour margin under ``MEND_MARGIN``) whose colour
+    breaks the rules takes the other hue when that mends them.
 
     Between two close hues the pencil cannot choose; the construction rules can: read in one
     colour the lines break (a line in pieces, a second branch), read in the other they do not. The
-    section stays in doubt (a person confirms it) but the best reading, and the score, follow the
+    section is put in doubt (a person confirms it) but the best reading, and the score, follow the
     legal one. Nothing changes when the rules are kept already, or when more than one section's
     change would mend them (the rules do not say which). Returns whether a section was changed.
     """
@@ -443,7 +448,7 @@ def _settle_by_rules(
         return False
     mends: list[tuple[Section, Colour]] = []
     for s, (c, f, _r, m) in decided.items():
-        if c is None or f >= CONFIDENT or second_choice[s] == c:
+        if c is None or (f >= CONFIDENT and m >= MEND_MARGIN) or second_choice[s] == c:
             continue
         trial = {**decided, s: (second_choice[s], f, "", m)}
         if not check_network(_network(trial, options), game_map):
