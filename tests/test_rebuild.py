@@ -226,3 +226,30 @@ def test_a_clearly_drawn_section_of_a_close_hue_that_cuts_a_line_off_is_mended_a
     reading = _read({**OTHERS, "2,5-2,7": "purple"}, cut=ev)
     assert reading.sections[cut].colour == "purple"
     assert reading.sections[cut].doubtful
+
+
+WARM_TINT = np.array([0.0, 0.54, 0.84])
+"""The colour warm light gives the grey guides (pinkish brown)."""
+
+
+def _warm_sheet(drawn: dict[str, Colour], light: Section) -> Reading:
+    """Blank guides tinted by warm light everywhere, ``drawn`` clearly, ``light`` a light pinkish stroke."""
+    evidence = {s: SegmentEvidence(s, 40, 0.0, 0.0, 0.0, tuple(WARM_TINT), faint=0.4) for s in MAP.sections}
+    for name, colour in drawn.items():
+        s = _section(name)
+        evidence[s] = _ev(s, 1.0, HUES[colour])
+    evidence[light] = SegmentEvidence(light, 40, 1.0, 1.0, 0.2, tuple(HUES["pink"]), span=1.0)
+    return rebuild(evidence, MAP)
+
+
+def test_under_warm_light_a_light_pink_looking_stroke_is_settled_by_the_lines_that_reach_it() -> None:
+    # Warm light tints a light purple stroke until it looks pink.
+    lone = _section("2,7-3,7")
+    reading = _warm_sheet({**OTHERS, "2,5-2,7": "purple"}, lone)
+    assert reading.sections[lone].colour == "purple"
+    assert reading.sections[lone].doubtful
+    # Both the purple and the pink line reach it: either pencil could look so, a person looks.
+    shared = _section("7,5-7,6")
+    reading = _warm_sheet({**OTHERS, "2,5-4,5": "purple", "4,5-7,5": "purple"}, shared)
+    assert reading.sections[shared].colour == "pink"
+    assert reading.sections[shared].doubtful

@@ -16,8 +16,9 @@ Decisions use the evidence and the game's structure, never a silent guess:
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
    there or another join is marked too); over the Thames, where the print shifts hues, the lines
    that reach a section choose between two close hues, and of those lines the one pencil that can
-   look like the colour seen on the band (a dark band fades its dark channels) takes it; faint
-   marks leaving a line are in doubt;
+   look like the colour seen on the band (a dark band fades its dark channels) takes it; on paper
+   under a coloured light, light strokes drift towards the tint the light gives the guides, and
+   the same reasoning applies; faint marks leaving a line are in doubt;
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt).
 
@@ -291,6 +292,11 @@ def rebuild(
         else:
             decided[s] = (c, min(f, 0.6), r or f"colour over the Thames unclear (nearest {c})", m)
 
+    # On paper under a coloured light, a light stroke takes on the tint the light gives the guides
+    # (the print's faint marks on blank sections show it): of the lines that reach it, the pencils
+    # that can then look like it decide.
+    _settle_cast(decided, evidence, hues, game_map)
+
     # Crossing sections exclude each other: a weak one under a clear one is suspect.
     for pair in game_map.crossing_pairs:
         s, t = sorted(pair)
@@ -482,13 +488,29 @@ def _marked(ev: SegmentEvidence) -> bool:
     return ev.ink >= BRIDGE_INK or ev.faint >= FAINT_EXTENSION_SHARE
 
 
+LOOKS_ALIKE = 0.95
+"""Similarity from which a pencil, as a band or a light shifts it, looks like the colour seen."""
 BAND_FLOORS = (0.02, 0.05, 0.1, 0.2, 0.5)
 """Light a picture records even where nothing is reflected (flare, black level), as a share of the
 paper's: how far a dark band hides the density pencil adds in its dark channels."""
 BAND_NEUTRAL = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 """Grey part of a pencil's density, as a share of its colour part: lost on paper, kept on a band."""
-BAND_EXPLAINS = 0.95
-"""Similarity from which a pencil's look on the band explains the colour seen there."""
+CAST_STRENGTH = 0.3
+"""Strokes lighter than this (mean chroma density) take on a coloured light's tint noticeably."""
+CAST_SHIFTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+"""How much of the light's tint a light stroke may take on, as a share of its own colour."""
+CAST_MIN_BLANKS = 10
+"""Blank sections with faint marks needed to measure the light's tint."""
+
+
+def _looks_like(v: np.ndarray, raws: list[np.ndarray]) -> bool:
+    """Whether one of the densities ``raws`` (R, G, B), seen as colour, is close to the colour ``v``."""
+    for raw in raws:
+        chroma = raw - raw.min()
+        norm = float(np.linalg.norm(chroma))
+        if norm > 1e-9 and float(chroma @ v) / norm >= LOOKS_ALIKE:
+            return True
+    return False
 
 
 def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Sequence[float]) -> set[Colour]:
@@ -501,21 +523,58 @@ def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Seque
     floors and grey parts; it explains ``v`` if one of the shifts comes close.
     """
     dark = np.exp(-np.asarray(band, dtype=np.float64))
-    out: set[Colour] = set()
-    for k in LINE_COLOURS:
-        looks = [np.asarray(hues[k], dtype=np.float64)]
-        for floor in BAND_FLOORS:
-            kept = dark / (dark + floor)
-            kept = kept / kept.max()
-            for grey in BAND_NEUTRAL:
-                raw = (hues[k] + grey) * kept
-                chroma = raw - raw.min()
-                norm = float(np.linalg.norm(chroma))
-                if norm > 1e-9:
-                    looks.append(chroma / norm)
-        if max(float(look @ v) for look in looks) >= BAND_EXPLAINS:
-            out.add(k)
-    return out
+    kept = [dark / (dark + floor) for floor in BAND_FLOORS]
+    return {
+        k
+        for k in LINE_COLOURS
+        if _looks_like(v, [hues[k], *((hues[k] + grey) * (f / f.max()) for f in kept for grey in BAND_NEUTRAL)])
+    }
+
+
+def _cast_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], tint: np.ndarray) -> set[Colour]:
+    """The pencils whose light strokes could look like the colour ``v`` under a light of this ``tint``."""
+    return {k for k in LINE_COLOURS if _looks_like(v, [hues[k] + t * tint for t in CAST_SHIFTS])}
+
+
+def _settle_cast(
+    decided: dict[Section, tuple[Colour | None, float, str, float]],
+    evidence: Mapping[Section, SegmentEvidence],
+    hues: Mapping[Colour, np.ndarray],
+    game_map: GameMap,
+) -> None:
+    """Light strokes on paper under a coloured light: their colour drifts towards the light's tint.
+
+    Only on a sheet whose blank guides show faint marks nearly everywhere (the light tints them);
+    their median colour is the tint. A light, confidently read section that the pencil of another
+    line reaching it could also produce under that tint is in doubt; when only one reaching line's
+    pencil can look like it, that line takes it (in doubt: a guess from the light).
+    """
+    blank = [ev for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
+    marked = [ev for ev in blank if ev.faint > 0 and ev.over_river <= 0.5]
+    if not blank or float(np.percentile([ev.faint for ev in blank], 90)) <= FAINT_BLANK_MAX:
+        return
+    if len(marked) < CAST_MIN_BLANKS:
+        return
+    tint = np.median(np.array([_vec(ev) for ev in marked]), axis=0)
+    tint = tint / max(float(np.linalg.norm(tint)), 1e-9)
+    for s in game_map.sections:
+        c, f, _r, m = decided[s]
+        ev = evidence[s]
+        if c is None or ev.over_river > 0.5 or f < CONFIDENT or ev.strength >= CAST_STRENGTH:
+            continue
+        able = _cast_explains(_vec(ev), hues, tint)
+        if c not in able:
+            continue
+        support = _river_support(s, decided, evidence)
+        reaching = [k for k in LINE_COLOURS if support[k] > 0 and k in able]
+        if reaching == [c] or not reaching:
+            continue
+        if len(reaching) == 1:
+            k = reaching[0]
+            decided[s] = (k, min(f, 0.8), f"light stroke read {k}: of the lines reaching it only {k} can look so", m)
+        else:
+            other = next(k for k in reaching if k != c)
+            decided[s] = (c, min(f, 0.6), f"light stroke: under this light {other} can look {c} too", m)
 
 
 def _river_support(
