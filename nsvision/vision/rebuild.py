@@ -373,8 +373,7 @@ def rebuild(
     line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
     # Faint marks only mean something on a sheet whose blank sections are free of them: where the
     # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
-    blank = [ev.faint for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
-    faint_means_pencil = bool(blank) and float(np.percentile(blank, 90)) <= FAINT_BLANK_MAX
+    faint_means_pencil = not _faint_everywhere(decided, evidence)
     for s, (c, f, _r, m) in list(decided.items()):
         ev = evidence[s]
         river = ev.over_river > 0.5
@@ -531,6 +530,15 @@ def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Seque
     }
 
 
+def _faint_everywhere(
+    decided: Mapping[Section, tuple[Colour | None, float, str, float]], evidence: Mapping[Section, SegmentEvidence]
+) -> bool:
+    """Whether faint marks are common on the sheet's blank sections (a tinting light, a dark print):
+    their 90th percentile share is above ``FAINT_BLANK_MAX``. True when no section is blank."""
+    blank = [ev.faint for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
+    return not blank or float(np.percentile(blank, 90)) > FAINT_BLANK_MAX
+
+
 def _cast_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], tint: np.ndarray) -> set[Colour]:
     """The pencils whose light strokes could look like the colour ``v`` under a light of this ``tint``."""
     return {k for k in LINE_COLOURS if _looks_like(v, [hues[k] + t * tint for t in CAST_SHIFTS])}
@@ -549,10 +557,13 @@ def _settle_cast(
     line reaching it could also produce under that tint is in doubt; when only one reaching line's
     pencil can look like it, that line takes it (in doubt: a guess from the light).
     """
-    blank = [ev for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
-    marked = [ev for ev in blank if ev.faint > 0 and ev.over_river <= 0.5]
-    if not blank or float(np.percentile([ev.faint for ev in blank], 90)) <= FAINT_BLANK_MAX:
+    if not _faint_everywhere(decided, evidence):
         return
+    marked = [
+        ev
+        for t, ev in evidence.items()
+        if ev.ink == 0 and decided[t][0] is None and ev.faint > 0 and ev.over_river <= 0.5
+    ]
     if len(marked) < CAST_MIN_BLANKS:
         return
     tint = np.median(np.array([_vec(ev) for ev in marked]), axis=0)
