@@ -147,10 +147,15 @@ def test_a_colour_unlike_the_sheets_own_pencil_is_in_doubt() -> None:
     assert [r.section for r in reading.doubtful] == [guide]
 
 
-def test_a_colour_in_doubt_that_breaks_the_rules_takes_the_hue_that_keeps_them() -> None:
+def _pink_leaning_river() -> tuple[Section, SegmentEvidence]:
+    """The river section 4,5-4,6 clearly drawn in a colour between purple and pink, nearer pink."""
     river = _section("4,5-4,6")
+    return river, _ev(river, 1.0, 0.4 * HUES["purple"] + 0.6 * HUES["pink"], over_river=1.0)
+
+
+def test_a_colour_in_doubt_that_breaks_the_rules_takes_the_hue_that_keeps_them() -> None:
+    river, ev = _pink_leaning_river()
     # Nearest pink, second purple; both lines reach it. Read pink, the purple line is in two pieces.
-    ev = _ev(river, 1.0, 0.4 * HUES["purple"] + 0.6 * HUES["pink"], over_river=1.0)
     lines: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "4,6-4,9": "purple", "4,6-7,3": "pink"}
     reading = _read(lines, river=ev)
     assert reading.sections[river].colour == "purple"
@@ -185,8 +190,7 @@ def test_a_few_specks_over_the_thames_next_to_a_line_are_the_band_not_pencil() -
 
 
 def test_after_the_rules_mend_a_line_its_possible_joins_are_no_longer_named() -> None:
-    river = _section("4,5-4,6")
-    ev = _ev(river, 1.0, 0.4 * HUES["purple"] + 0.6 * HUES["pink"], over_river=1.0)
+    river, ev = _pink_leaning_river()
     # Read pink, the purple line is in two pieces and 2,5-3,6 or 3,6-4,5 could join them; read
     # purple (the mend), it is whole: only the mended section is left for a person to check.
     lines: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "3,6-4,6": "purple", "4,6-7,3": "pink"}

@@ -40,6 +40,9 @@ from nsvision.game.network import GameOptions, Network
 from nsvision.game.rules import check_network
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 
+Decision = tuple[Colour | None, float, str, float]
+"""A section's reading while the rebuild works: colour (or none), confidence, reason, colour margin."""
+
 DRAWN = 0.5
 """Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
 EMPTY = 0.3
@@ -197,9 +200,7 @@ def _lead(v: np.ndarray, hues: Mapping[Colour, np.ndarray], a: Colour, b: Colour
     return (float(v @ hues[a]) - float(v @ hues[b])) / max(gap, 1e-6)
 
 
-def _decide(
-    ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]
-) -> tuple[tuple[Colour | None, float, str, float], Colour, Colour]:
+def _decide(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]) -> tuple[Decision, Colour, Colour]:
     """One section on its own evidence: (colour, confidence, reason, colour margin), nearest and second hue."""
     first, second, margin = _colour_of(_vec(ev), hues)
     colour: Colour | None = first if ev.ink > (DRAWN + EMPTY) / 2 else None
@@ -226,7 +227,7 @@ def rebuild(
 ) -> Reading:
     """Decide each potential section's colour (or none) with a confidence; see the module doc."""
     hues = learn_hues(evidence, game_map)
-    decided: dict[Section, tuple[Colour | None, float, str, float]] = {}
+    decided: dict[Section, Decision] = {}
     second_choice: dict[Section, Colour] = {}
     nearest: dict[Section, Colour] = {}
     for s in game_map.sections:
@@ -252,7 +253,7 @@ def rebuild(
         c, f, r, m = decided[s]
         if c is None or evidence[s].over_river <= 0.5:
             continue
-        support = _river_support(s, decided, evidence)
+        support = _line_support(s, decided, evidence)
         if band is not None and evidence[s].ink >= WEAK_SURE_INK:
             able = _band_explains(_vec(evidence[s]), hues, band)
             reaching = [k for k in LINE_COLOURS if support[k] > 0 and k in able]
@@ -342,7 +343,7 @@ def rebuild(
     # more common than a line broken on purpose.
     # When those marks are plain on paper, clearly of that hue, and no other join has any pencil,
     # it is read as drawn without doubt: a lightly drawn section, not a puzzle.
-    named_joins: dict[Section, tuple[Colour, tuple[Colour | None, float, str, float]]] = {}
+    named_joins: dict[Section, tuple[Colour, Decision]] = {}
     for colour in LINE_COLOURS:
         for _ in range(3):
             joins = _bridges(colour, decided, evidence, hues, game_map)
@@ -415,7 +416,7 @@ def rebuild(
                 decided[s][2] == f"would connect the two parts of the {colour} line"
                 and before[1] >= CONFIDENT
                 and not _marked(evidence[s])
-                and not _in_pieces(colour, decided, game_map)
+                and not _parts(colour, decided, game_map)[1]
             ):
                 decided[s] = before
 
@@ -427,15 +428,13 @@ def rebuild(
     return Reading(_network(decided, options), readings, learnt)
 
 
-def _network(
-    decided: Mapping[Section, tuple[Colour | None, float, str, float]], options: GameOptions | None
-) -> Network:
+def _network(decided: Mapping[Section, Decision], options: GameOptions | None) -> Network:
     """The network the decisions draw."""
     return Network.build({k: sorted(s for s, d in decided.items() if d[0] == k) for k in LINE_COLOURS}, options)
 
 
 def _settle_by_rules(
-    decided: dict[Section, tuple[Colour | None, float, str, float]],
+    decided: dict[Section, Decision],
     second_choice: Mapping[Section, Colour],
     game_map: GameMap,
     options: GameOptions | None,
@@ -466,13 +465,11 @@ def _settle_by_rules(
     return True
 
 
-def _in_pieces(
-    colour: Colour, decided: Mapping[Section, tuple[Colour | None, float, str, float]], game_map: GameMap
-) -> bool:
-    """Whether some of the line's sections cannot be reached from its departure station."""
+def _parts(colour: Colour, decided: Mapping[Section, Decision], game_map: GameMap) -> tuple[set[Point], set[Point]]:
+    """A line's stations reached from its departure station, and its other stations (its stray pieces)."""
     drawn = [s for s, d in decided.items() if d[0] == colour]
     main = _reachable(game_map.departure(colour), drawn)
-    return any(s.a not in main for s in drawn)
+    return main, {p for s in drawn for p in (s.a, s.b)} - main
 
 
 def _reason(reason: str, confidence: float, colour: Colour | None, nearest: Colour) -> str:
@@ -530,9 +527,7 @@ def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Seque
     }
 
 
-def _faint_everywhere(
-    decided: Mapping[Section, tuple[Colour | None, float, str, float]], evidence: Mapping[Section, SegmentEvidence]
-) -> bool:
+def _faint_everywhere(decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> bool:
     """Whether faint marks are common on the sheet's blank sections (a tinting light, a dark print):
     their 90th percentile share is above ``FAINT_BLANK_MAX``. True when no section is blank."""
     blank = [ev.faint for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
@@ -545,7 +540,7 @@ def _cast_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], tint: np.nd
 
 
 def _settle_cast(
-    decided: dict[Section, tuple[Colour | None, float, str, float]],
+    decided: dict[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
     hues: Mapping[Colour, np.ndarray],
     game_map: GameMap,
@@ -576,7 +571,7 @@ def _settle_cast(
         able = _cast_explains(_vec(ev), hues, tint)
         if c not in able:
             continue
-        support = _river_support(s, decided, evidence)
+        support = _line_support(s, decided, evidence)
         reaching = [k for k in LINE_COLOURS if support[k] > 0 and k in able]
         if reaching == [c] or not reaching:
             continue
@@ -588,9 +583,9 @@ def _settle_cast(
             decided[s] = (c, min(f, 0.6), f"light stroke: under this light {other} can look {c} too", m)
 
 
-def _river_support(
+def _line_support(
     s: Section,
-    decided: Mapping[Section, tuple[Colour | None, float, str, float]],
+    decided: Mapping[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
 ) -> dict[Colour, int]:
     """Per colour, how many of ``s``'s two stations that colour's line reaches from plain paper.
@@ -615,14 +610,14 @@ def _river_support(
 
 
 def _river_hues(
-    decided: Mapping[Section, tuple[Colour | None, float, str, float]],
+    decided: Mapping[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
     hues: Mapping[Colour, np.ndarray],
 ) -> dict[Colour, np.ndarray]:
     """Each line's hue over the Thames on this sheet, for the lines a clearly drawn river section shows.
 
     A teacher is drawn (ink at least ``WEAK_SURE_INK``), reached by exactly one line from plain paper
-    (see ``_river_support``), and at least ``ANCHOR_COS`` similar to that line's paper hue (shifted,
+    (see ``_line_support``), and at least ``ANCHOR_COS`` similar to that line's paper hue (shifted,
     not another pencil). Lines without a teacher keep their paper hue (they are left out here).
     """
     out: dict[Colour, np.ndarray] = {}
@@ -631,7 +626,7 @@ def _river_hues(
         ev = evidence[s]
         if c is None or ev.over_river <= 0.5 or ev.ink < WEAK_SURE_INK:
             continue
-        support = _river_support(s, decided, evidence)
+        support = _line_support(s, decided, evidence)
         present = [k for k in LINE_COLOURS if support[k] > 0]
         if len(present) == 1 and float(_vec(ev) @ hues[present[0]]) >= ANCHOR_COS:
             taught.setdefault(present[0], []).append(_vec(ev))
@@ -643,17 +638,13 @@ def _river_hues(
 
 def _bridges(
     colour: Colour,
-    decided: Mapping[Section, tuple[Colour | None, float, str, float]],
+    decided: Mapping[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
     hues: Mapping[Colour, np.ndarray],
     game_map: GameMap,
 ) -> list[Section]:
     """Undrawn sections that would join the departure's part of a line to another part of it."""
-    drawn = [s for s, d in decided.items() if d[0] == colour]
-    if not drawn:
-        return []
-    main = _reachable(game_map.departure(colour), drawn)
-    stray = {p for s in drawn for p in (s.a, s.b)} - main
+    main, stray = _parts(colour, decided, game_map)
     if not stray:
         return []
     joins = [
