@@ -257,3 +257,19 @@ def test_under_warm_light_a_light_pink_looking_stroke_is_settled_by_the_lines_th
     reading = _warm_sheet({**OTHERS, "2,5-4,5": "purple", "4,5-7,5": "purple"}, shared)
     assert reading.sections[shared].colour == "pink"
     assert reading.sections[shared].doubtful
+
+
+def test_a_piece_cut_off_until_a_faint_join_is_found_is_not_left_in_doubt() -> None:
+    join, piece = _section("2,7-3,7"), _section("3,6-3,7")
+    # The piece is drawn but not firmly: cut off from its line it is suspect, until the plain
+    # faint join connects it.
+    reading = _read(
+        {**OTHERS, "2,5-2,7": "purple"},
+        join=_ev(join, 0.2, HUES["purple"]),
+        piece=_ev(piece, 0.6, HUES["purple"]),
+    )
+    assert reading.sections[join].colour == reading.sections[piece].colour == "purple"
+    assert not reading.doubtful
+    # Without the join the piece stays cut off, and in doubt.
+    alone = _read({**OTHERS, "2,5-2,7": "purple"}, piece=_ev(piece, 0.6, HUES["purple"]))
+    assert alone.sections[piece].doubtful

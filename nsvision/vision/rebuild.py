@@ -14,7 +14,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
    that colour's sections takes the second-nearest colour when that one connects it, and is in
    doubt otherwise unless its evidence is strong (then it is a real rule break). Lightly marked
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
-   there or another join is marked too); over the Thames, where the print shifts hues, the lines
+   there or another join is marked too; when it is read confidently, the part it joins is no
+   longer in doubt for being cut off); over the Thames, where the print shifts hues, the lines
    that reach a section choose between two close hues, and of those lines the one pencil that can
    look like the colour seen on the band (a dark band fades its dark channels) takes it; on paper
    under a coloured light, light strokes drift towards the tint the light gives the guides, and
@@ -311,6 +312,7 @@ def rebuild(
     # Lines grow from their departure stations: a section cut off from its colour's tree may be
     # the other pencil it resembles (when its colour is unclear anyway); otherwise it is suspect
     # unless clearly drawn.
+    cut_off: dict[Section, tuple[Colour, Decision]] = {}
     for colour in LINE_COLOURS:
         reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
         for s, (c, f, r, m) in list(decided.items()):
@@ -321,6 +323,7 @@ def rebuild(
             if m < COLOUR_MARGIN and (s.a in alt_reached or s.b in alt_reached):
                 decided[s] = (alt, min(f, 0.8), f"colour between {colour} and {alt}; {alt} connects it", m)
             elif evidence[s].ink < STRONG:
+                cut_off[s] = (colour, decided[s])
                 decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
     # A partly marked section of a line's own hue that holds two parts of that line together is the
     # same case seen from the other side: the structure confirms what the faint pencil suggests.
@@ -420,12 +423,33 @@ def rebuild(
             ):
                 decided[s] = before
 
+    _reconnect(cut_off, decided, game_map)
+
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
         for s, (c, f, r, m) in decided.items()
     }
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(_network(decided, options), readings, learnt)
+
+
+def _reconnect(
+    cut_off: Mapping[Section, tuple[Colour, Decision]], decided: dict[Section, Decision], game_map: GameMap
+) -> None:
+    """Sections put in doubt as cut off from their line that are now joined to it by confidently read
+    sections (a faint section found to join them) are as sure as before."""
+    changed = True
+    while changed:
+        changed = False
+        for s, (colour, before) in cut_off.items():
+            c, _f, r, _m = decided[s]
+            if c != colour or r != f"not connected to the {colour} departure station":
+                continue
+            sure = [t for t, d in decided.items() if d[0] == colour and d[1] >= CONFIDENT]
+            reached = _reachable(game_map.departure(colour), sure)
+            if s.a in reached or s.b in reached:
+                decided[s] = before
+                changed = True
 
 
 def _network(decided: Mapping[Section, Decision], options: GameOptions | None) -> Network:
