@@ -127,13 +127,25 @@ def test_over_the_thames_a_hue_close_to_one_line_goes_to_it_when_only_that_line_
 def test_faint_marks_over_the_thames_at_a_line_end_are_put_in_doubt_on_any_sheet() -> None:
     # A pencil of a hue near the band's own barely shows on it: faint marks are all that is left.
     river = _section("4,5-4,6")
-    purple: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple"}
+    green: dict[str, Colour] = {**OTHERS, "3,2-3,6": "green", "3,6-4,6": "green"}
     for blank_faint in (0.0, 0.5):  # also where the paper's guides leave faint marks everywhere
-        reading = _read(purple, blank_faint, river=_ev(river, 0.0, HUES["blue"], faint=0.35, over_river=1.0))
+        reading = _read(green, blank_faint, river=_ev(river, 0.0, HUES["green"], faint=0.35, over_river=1.0))
         assert reading.sections[river].colour is None
         assert reading.sections[river].doubtful
-    fainter = _read(purple, river=_ev(river, 0.0, HUES["blue"], faint=0.2, over_river=1.0))
+    fainter = _read(green, river=_ev(river, 0.0, HUES["green"], faint=0.2, over_river=1.0))
     assert not fainter.doubtful
+
+
+def test_faint_marks_over_the_thames_unlike_the_pencil_of_the_line_ending_there_are_the_band() -> None:
+    river = _section("4,5-4,6")
+    purple: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple"}
+    bluish = _ev(river, 0.0, HUES["blue"], faint=0.35, over_river=1.0)
+    # Purple shows plainly on a light band: bluish or pinkish specks next to its end are the band.
+    assert not _read(purple, river=bluish).doubtful
+    pinkish = _ev(river, 0.0, HUES["pink"], faint=0.35, over_river=1.0)
+    assert not _read(purple, river=pinkish).doubtful
+    # On a dark blue band purple fades in red and can look pink: they may be its next section.
+    assert _read(purple, band=DARK_BLUE_BAND, river=pinkish).sections[river].doubtful
 
 
 def test_a_colour_unlike_the_sheets_own_pencil_is_in_doubt() -> None:

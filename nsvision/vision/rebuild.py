@@ -386,7 +386,9 @@ def rebuild(
         if river:
             # On the band a pencil of a hue near the band's own barely shows: faint marks along a
             # good part of it are looked at on any sheet (a few specks are the band's edges), next
-            # to any line's station when some reach the stroke threshold, else at a line's end.
+            # to any line's station when some reach the stroke threshold, else at the end of a
+            # line whose pencil they are nearest or whose pencil can look like them on this band
+            # (marks of another colour there are the band's own texture).
             if ev.faint < FAINT_EXTENSION_SHARE_RIVER:
                 continue
             reach = on_line if ev.ink >= FAINT_EXTENSION_INK_RIVER else line_ends
@@ -397,7 +399,12 @@ def rebuild(
             reach = line_ends
         else:
             continue
-        near = [k for k in (LINE_COLOURS if river else (nearest[s],)) if s.a in reach[k] or s.b in reach[k]]
+        cand: Sequence[Colour] = (nearest[s],)
+        if river and ev.ink >= FAINT_EXTENSION_INK_RIVER:
+            cand = LINE_COLOURS
+        elif river and band is not None:
+            cand = sorted({nearest[s]} | _band_explains(_vec(ev), hues, band))
+        near = [k for k in cand if s.a in reach[k] or s.b in reach[k]]
         if near:
             k = nearest[s] if nearest[s] in near else near[0]
             share = max(ev.ink, ev.faint)
