@@ -39,6 +39,19 @@ class NsvisionError(Exception):
         super().__init__(message)
         self.message = message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Subclasses build their message from their own arguments: an error sent from a worker
+        # process must come back as it was, not be built again from its finished message.
+        return (_restore, (type(self), self.args, self.__dict__))
+
+
+def _restore(cls: type[NsvisionError], args: tuple[object, ...], state: dict[str, object]) -> NsvisionError:
+    """An error as it was pickled (see ``NsvisionError.__reduce__``)."""
+    err = cls.__new__(cls)
+    Exception.__init__(err, *args)
+    err.__dict__.update(state)
+    return err
+
 
 class InputError(NsvisionError):
     """The input file cannot be read or is not what it should be."""

@@ -7,7 +7,9 @@ places show that content, orientation and page order survive decoding.
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
+import pickle
 import struct
 import subprocess
 import sys
@@ -15,6 +17,7 @@ import warnings
 import zipfile
 import zlib
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -23,7 +26,9 @@ import pymupdf
 import pytest
 from PIL import Image, TiffImagePlugin, features
 
-from nsvision.errors import ExitCode, InputError
+from nsvision.calibration import load_calibration
+from nsvision.errors import ExitCode, InputError, NoMapFoundError
+from nsvision.pipeline import analyze_file
 from nsvision.vision.load import LoadedPage, load_array, load_page, load_pages, page_count
 
 RED = (230, 30, 30)
@@ -549,3 +554,20 @@ def test_pages_are_loaded_lazily_so_a_damaged_page_fails_alone(tmp_path: Path) -
     assert first.page == 1 and first.page_count == 2
     with pytest.raises(InputError, match="page 2 is damaged"):
         next(pages)
+
+
+def test_an_error_raised_in_a_worker_process_arrives_as_it_was(tmp_path: Path) -> None:
+    # Library users read sheets in process pools: the error that reaches them must name the file
+    # once and keep its exit code, whatever the error's own arguments were.
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("not a picture")
+    with pytest.raises(InputError) as direct:
+        analyze_file(bad, load_calibration())
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    with pool, pytest.raises(InputError) as remote:
+        pool.submit(analyze_file, bad, load_calibration()).result()
+    assert remote.value.message == direct.value.message
+    assert remote.value.exit_code == direct.value.exit_code
+    assert remote.value.path == direct.value.path
+    no_map = pickle.loads(pickle.dumps(NoMapFoundError("x.png", "no lattice of station symbols")))
+    assert str(no_map).count("no Map of London found in x.png") == 1
