@@ -7,6 +7,7 @@ right. Accuracy figures themselves come from ``bench/accuracy.py`` (see the READ
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from nsvision.errors import NoMapFoundError
 from nsvision.game.board import LINE_COLOURS
 from nsvision.pipeline import SheetReport, analyze_file, analyze_sheet
 from nsvision.render.sample import make_sample
+from nsvision.render.style import CREAM, STYLES
+from nsvision.vision.register import register
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CAL = load_calibration()
@@ -157,3 +160,33 @@ def test_a_circle_drawn_around_a_station_does_not_hide_the_map() -> None:
     report = analyze_sheet(sample.pages[0].image, CAL)
     assert report.registration is not None and report.registration.stations_found >= 50
     _assert_exact_or_flagged(report, sample.expected)
+
+
+def test_a_print_with_thick_station_rings_is_found_in_a_blurred_photo(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Blurred, the symbol inside a thick ring merges with it: the ring's hole was no longer a disc,
+    # too few stations were found to seed a lattice, and no map was found.
+    thick = dataclasses.replace(CREAM, name="thick-rings", ring_width=4.0)
+    monkeypatch.setitem(STYLES, thick.name, thick)
+    sample = make_sample(CAL, 5004, mode="photo", style=thick.name, strength=0.571)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert _station_error(report, sample.expected) < 0.05
+    _assert_exact_or_flagged(report, sample.expected)
+
+
+def test_rows_of_round_marks_do_not_crowd_the_stations_out_of_the_search() -> None:
+    # Rows of circles of the stations' size (a tourist track, a pattern), each with more neighbours
+    # than any station when some stations are missed: they have no lattice, so they must not use
+    # up the seeds the search tries.
+    pitch, radius, origin = 70, 12, 150
+    picture = np.full((1500, 1000, 3), 245, np.uint8)
+    for station in CAL.map.stations:
+        x, y = station.point
+        if (x * 7 + y * 3) % 5:  # a fifth of the stations are not found
+            cv2.circle(picture, (origin + x * pitch, origin + y * pitch), radius, (30, 30, 60), 3, cv2.LINE_AA)
+    for row in range(4):
+        for i in range(11):
+            cv2.circle(picture, (60 + i * 26, 1000 + row * 100), radius, (30, 30, 60), 3, cv2.LINE_AA)
+    registration = register(picture, CAL.map)
+    assert registration.stations_found >= 40
+    centre = registration.lattice_to_px(np.array([[4.0, 5.0]]))[0]
+    assert np.hypot(*(centre - (origin + 4 * pitch, origin + 5 * pitch))) < 2.0

@@ -30,11 +30,17 @@ WORK_LONG_SIDE = 2000
 """Long side (px) of the copy searched for symbols: enough for a map that fills a third of a 12 MP frame."""
 DARK_LEVELS = (0.62, 0.45)
 """Brightness (relative to the local paper) below which a pixel is ink, for the two ring searches."""
+DARKER_LEVEL = 0.3
+"""A third, darker level, tried when no map is found with the two: a blurred thin symbol inside a
+thick ring fades out of the mask there, and the ring's hole is a whole disc again."""
 ROUND_MAX_RECT_FILL = 0.88
 """Largest share of its minimal rectangle a station's round hole may fill (a circle fills 0.785)."""
 SEEDS_PER_SIZE = 8
 """Seeds tried per size of round mark (the tourist track's circles can match the stations' size)."""
 MAX_SEEDS = 30
+"""Lattices grown from seeds at most."""
+SEED_LOOKS = 200
+"""Symbols looked at as seeds at most (most are rejected at once, having no lattice around them)."""
 MIN_STATIONS = 24
 """Fewer matched stations than this is not a map we can trust (it is under half of London's 53)."""
 
@@ -118,7 +124,7 @@ def _value_channel(image: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(r, g), b)
 
 
-def find_symbol_candidates(image: np.ndarray) -> list[SymbolCandidate]:
+def find_symbol_candidates(image: np.ndarray, levels: tuple[float, ...] = DARK_LEVELS) -> list[SymbolCandidate]:
     """Find ring-shaped marks (a closed dark ring around a light, round hole) anywhere in the image."""
     h, w = image.shape[:2]
     scale = min(1.0, WORK_LONG_SIDE / max(h, w))
@@ -131,7 +137,7 @@ def find_symbol_candidates(image: np.ndarray) -> list[SymbolCandidate]:
     out: list[SymbolCandidate] = []
     # Two levels: the lighter one survives blur and weak print, the darker one keeps rings that a
     # heavy pencil stroke runs into from merging with the stroke.
-    for level in DARK_LEVELS:
+    for level in levels:
         dark = (small.astype(np.float32) < level * paper).astype(np.uint8)
         out.extend(_ring_holes(dark, scale))
     return _keep_outermost(out)
@@ -311,7 +317,17 @@ def _match_orientation(
 
 def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
     """Find the map's lattice in ``image`` (RGB uint8); raise ``NoMapFoundError`` when it is not there."""
-    cands = find_symbol_candidates(image)
+    try:
+        return _register(image, game_map, source, DARK_LEVELS)
+    except NoMapFoundError as first:
+        try:
+            return _register(image, game_map, source, (*DARK_LEVELS, DARKER_LEVEL))
+        except NoMapFoundError:
+            raise first from None
+
+
+def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[float, ...]) -> Registration:
+    cands = find_symbol_candidates(image, levels)
     if len(cands) < MIN_STATIONS:
         raise NoMapFoundError(source, f"only {len(cands)} station-like symbols in the picture")
     pts = np.array([c.xy_px for c in cands], dtype=np.float64)
@@ -326,16 +342,14 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
     best: tuple[int, int, _LatticeFit, np.ndarray, tuple[int, tuple[int, int], int, int, int]] | None = None
     tried: set[int] = set()
     # A few seeds per size of symbol, so that many small round marks (windows, text) cannot crowd
-    # the stations out of the search.
+    # the stations out of the search. Only seeds that span a lattice count: a row of circles (the
+    # tourist track) has many neighbours but no second direction, and must not use up the search.
     per_size: dict[int, int] = {}
-    seeds: list[int] = []
-    for i in np.argsort(-counts):
-        size = int(round(2 * np.log2(rad[i])))
-        if counts[i] >= 3 and per_size.get(size, 0) < SEEDS_PER_SIZE:
-            per_size[size] = per_size.get(size, 0) + 1
-            seeds.append(int(i))
-    for seed in seeds[:MAX_SEEDS]:
-        if seed in tried:
+    seeds = [int(i) for i in np.argsort(-counts) if counts[i] >= 3][:SEED_LOOKS]
+    fits = 0
+    for seed in seeds:
+        size = int(round(2 * np.log2(rad[seed])))
+        if seed in tried or per_size.get(size, 0) >= SEEDS_PER_SIZE:
             continue
         similar = np.flatnonzero((rad >= 0.6 * rad[seed]) & (rad <= 1.65 * rad[seed]))
         sub = pts[similar]
@@ -345,6 +359,10 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
         basis = _seed_basis(sub, sub_tree, local_seed, nn)
         if basis is None:
             continue
+        per_size[size] = per_size.get(size, 0) + 1
+        fits += 1
+        if fits > MAX_SEEDS:
+            break
         fit = _grow(sub, sub_tree, local_seed, basis[0], basis[1])
         if len(fit.coords) < MIN_STATIONS // 2:
             tried.update(int(similar[j]) for j in fit.coords.values())
