@@ -21,7 +21,7 @@ from nsvision.render.degrade import Degraded, photo, photo_px_per_unit, scan, sc
 from nsvision.render.pencil import PENCIL_RGB, SheetMarks, draw_sheet
 from nsvision.render.sample import FORMATS, make_sample, write_sample
 from nsvision.render.sheet import RenderedSheet, render_blank
-from nsvision.render.style import STYLES
+from nsvision.render.style import STYLES, get_style, random_style
 
 
 def _value(image: np.ndarray) -> np.ndarray:
@@ -342,7 +342,23 @@ def test_every_format_writes_a_readable_file(calibration: Calibration, tmp_path:
     assert [s["image"] for s in expected["sheets"]] == [p.name for p in images]
 
 
+def test_unseen_styles_are_random_prints_on_the_same_geometry(calibration: Calibration) -> None:
+    # Each "unseen-<n>" is its own print, the same on every call, drawn on the same sheet geometry.
+    assert get_style("unseen-12") == random_style(12) != random_style(13)
+    looks = {(s.ink_rgb, s.river_rgb, s.guide_rgb, round(s.ring_width, 3)) for s in map(random_style, range(12))}
+    assert len(looks) == 12
+    sheet = render_blank(calibration, "unseen-12", 1.5)
+    value = _value(sheet.image)
+    for name in _ring_stations(calibration):
+        u, v = calibration.sheet.lattice_to_sheet(*map(int, name.split(",")))
+        assert _ring_contrast(value, sheet.sheet_to_px(u, v), calibration.sheet.station_radius * 1.5) < 0.5
+    sample = make_sample(calibration, 5, mode="clean", style="unseen-12", px_per_unit=0.75)
+    assert sample.expected["style"] == "unseen-12"
+
+
 def test_bad_arguments_name_themselves(calibration: Calibration, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unseen-<n>"):
+        make_sample(calibration, 1, style="glossy")
     with pytest.raises(ValueError, match="mode"):
         make_sample(calibration, 1, mode="fax")
     with pytest.raises(ValueError, match="violation"):
@@ -368,3 +384,5 @@ def test_cli_sample_writes_images_and_expected(tmp_path: Path) -> None:
         assert str(tmp_path / f"seed-{seed}" / exp["image"]) in result.output
     bad = runner.invoke(app, ["sample", "--mode", "fax", "--out", str(tmp_path)])
     assert bad.exit_code == 4 and "--mode" in bad.output
+    bad = runner.invoke(app, ["sample", "--style", "glossy", "--out", str(tmp_path)])
+    assert bad.exit_code == 4 and "--style" in bad.output and "unseen-N" in bad.output

@@ -11,7 +11,7 @@ from nsvision.calibration import load_calibration
 from nsvision.cli.app import app, guarded, out_console
 from nsvision.errors import InputError
 from nsvision.render.sample import FORMATS, MODES, make_sample, write_sample
-from nsvision.render.style import STYLES
+from nsvision.render.style import STYLES, UNSEEN_PREFIX, get_style
 
 _CLI_MODES = (*MODES, "blank")
 
@@ -40,7 +40,12 @@ def write_samples(
     calibration: Path | None,
 ) -> list[Path]:
     _check_choice("--mode", mode, _CLI_MODES)
-    _check_choice("--style", style, tuple(STYLES))
+    try:
+        get_style(style)
+    except KeyError:
+        raise InputError(
+            "--style", f"unknown value {style!r}", f"use one of {', '.join(STYLES)} or {UNSEEN_PREFIX}N"
+        ) from None
     if fmt is not None:
         _check_choice("--format", {"jpeg": "jpg", "tif": "tiff", "heif": "heic"}.get(fmt, fmt), FORMATS)
     if count < 1:
@@ -81,7 +86,13 @@ def sample(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the image(s) and expected.json into.")],
     seed: Annotated[int, typer.Option("--seed", help="Seed of the game and of the picture.")] = 7,
     mode: Annotated[str, typer.Option("--mode", help=f"One of {', '.join(_CLI_MODES)}.")] = "photo",
-    style: Annotated[str, typer.Option("--style", help=f"Sheet style: {', '.join(STYLES)}.")] = "print",
+    style: Annotated[
+        str,
+        typer.Option(
+            "--style",
+            help=f"Sheet style: {', '.join(STYLES)}, or {UNSEEN_PREFIX}N (a random unseen print).",
+        ),
+    ] = "print",
     strength: Annotated[
         float, typer.Option("--strength", min=0.0, max=1.0, help="How hard the picture is: 0 easy, 1 hardest.")
     ] = 0.5,

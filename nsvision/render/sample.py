@@ -29,7 +29,7 @@ from nsvision.game.simulate import simulate_game
 from nsvision.render.degrade import UNIT_MM, Degraded, clean, photo, photo_px_per_unit, scan, scan_px_per_unit
 from nsvision.render.pencil import SheetMarks, draw_sheet, marks_from_card
 from nsvision.render.sheet import render_blank
-from nsvision.render.style import STYLES
+from nsvision.render.style import SheetStyle, get_style
 
 FORMAT = "nsvision-expected"
 VERSION = 1
@@ -94,7 +94,7 @@ def _render_page(
     calibration: Calibration,
     seed: int,
     mode: str,
-    style: str,
+    style: str | SheetStyle,
     strength: float,
     violation: str | None,
     blank: bool,
@@ -128,7 +128,7 @@ def _render_page(
         "version": VERSION,
         "seed": seed,
         "mode": mode,
-        "style": style,
+        "style": get_style(style).name,
         "strength": strength,
         "image": None,
         "page": 1,
@@ -147,7 +147,7 @@ def make_sample(
     calibration: Calibration,
     seed: int,
     mode: str = "photo",
-    style: str = "print",
+    style: str | SheetStyle = "print",
     strength: float = 0.5,
     violation: str | None = None,
     blank: bool = False,
@@ -162,6 +162,7 @@ def make_sample(
     """Render ``pages`` sheets (page ``i`` from seed ``seed + i * 100003``) and their ground truth.
 
     ``mode`` is ``photo``, ``scan`` (at ``dpi``) or ``clean`` (at ``px_per_unit``, default 4);
+    ``style`` a style or its name (``get_style``: ``"unseen-<n>"`` is a random unseen print);
     ``violation`` a key of ``VIOLATION_CODES`` to break on purpose; ``blank`` leaves the sheet
     empty (score 0). ``frame`` fixes a photo's displayed size (width, height) in px;
     ``megapixels`` scales the phone frame instead (same picture, smaller file). ``advanced``
@@ -171,8 +172,10 @@ def make_sample(
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
-    if style not in STYLES:
-        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}")
+    try:
+        style = get_style(style)
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from None
     if violation is not None and violation not in VIOLATION_CODES:
         raise ValueError(f"unknown violation {violation!r}; expected one of {', '.join(VIOLATION_CODES)}")
     if violation is not None and blank:

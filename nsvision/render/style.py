@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from nsvision.game.board import LINE_COLOURS, Colour
 
 RGB = tuple[int, int, int]
@@ -187,10 +189,53 @@ STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM, SLATE)}
 
 
 def get_style(style: str | SheetStyle) -> SheetStyle:
-    """A style by name (or the style itself); ``KeyError`` names the known styles."""
+    """A style by name (or the style itself); ``"unseen-<n>"`` is ``random_style(n)``.
+    ``KeyError`` names the known styles."""
     if isinstance(style, SheetStyle):
         return style
+    if style.startswith(UNSEEN_PREFIX) and style[len(UNSEEN_PREFIX) :].isdigit():
+        return random_style(int(style[len(UNSEEN_PREFIX) :]))
     try:
         return STYLES[style]
     except KeyError:
-        raise KeyError(f"unknown sheet style {style!r}; expected one of {', '.join(STYLES)}") from None
+        known = ", ".join([*STYLES, UNSEEN_PREFIX + "<n>"])
+        raise KeyError(f"unknown sheet style {style!r}; expected one of {known}") from None
+
+
+UNSEEN_PREFIX = "unseen-"
+"""Names of the random prints of ``random_style``: ``unseen-0``, ``unseen-1``, ..."""
+
+
+def random_style(seed: int) -> SheetStyle:
+    """A print nobody tuned the reader on: colours, widths and marks drawn at random around the
+    known styles (navy, black or brown ink; thin or thick rings; a teal, blue or green river of any
+    opacity, with or without banks; grey guides, dashed or solid; yellow, orange, pink, green or red
+    borders). Geometry is never changed. Named ``unseen-<seed>`` (``get_style`` knows it); deterministic."""
+    rng = np.random.default_rng([seed, 0x57E1])
+
+    def pick(options: tuple[RGB, ...]) -> RGB:
+        return options[int(rng.integers(len(options)))]
+
+    grey = int(rng.integers(150, 210))
+    tint = rng.integers(-12, 13, 3)
+    return dataclasses.replace(
+        (PRINT, CREAM, SLATE)[int(rng.integers(3))],
+        name=f"{UNSEEN_PREFIX}{seed}",
+        paper_rgb=tuple(int(v) for v in 248 - rng.integers(0, 20, 3)),  # type: ignore[arg-type]
+        ink_rgb=pick(((33, 42, 92), (20, 20, 20), (84, 36, 30), (40, 40, 60), (10, 60, 90))),
+        ring_width=float(rng.uniform(1.6, 4.2)),
+        symbol_width=float(rng.uniform(1.0, 2.2)),
+        tourist_mark=("compass", "bold_ring")[int(rng.integers(2))],
+        central_mark=("question", "star")[int(rng.integers(2))],
+        river_rgb=pick(((0, 171, 191), (70, 120, 205), (120, 180, 110), (90, 170, 220), (40, 160, 170))),
+        river_alpha=float(rng.uniform(0.45, 1.0)),
+        river_width=float(rng.uniform(0.25, 0.45)),
+        bank_rgb=(None, (20, 95, 170))[int(rng.integers(2))],
+        bank_width=float(rng.uniform(0.5, 1.0)),
+        guide_rgb=tuple(int(v) for v in np.clip(grey + tint, 0, 255)),  # type: ignore[arg-type]
+        guide_width=float(rng.uniform(0.7, 1.6)),
+        guide_dash=((4.0, 3.0), (1.0, 0.0), (2.0, 2.5), (6.0, 2.0))[int(rng.integers(4))],
+        border_rgb=pick(((255, 242, 0), (232, 170, 60), (240, 150, 200), (120, 200, 90), (230, 90, 40))),
+        border_width=float(rng.uniform(1.2, 2.6)),
+        page_margin=float(rng.uniform(0.0, 30.0)),
+    )

@@ -1,0 +1,78 @@
+"""How nsvision reads prints nobody tuned it on: each sheet printed in its own random style.
+
+The product is judged on photos of prints we never rendered. This bench draws every sheet in a
+style of its own (``nsvision.render.style.random_style``: ink, ring and symbol widths, river colour,
+opacity and width, banks or none, guide grey and dashes, border colour, page margin all drawn at
+random), then reads it exactly as ``bench/accuracy.py`` does (written to disk, ``analyze_file``).
+Reported per mode: maps found, totals exactly right, sheets fully right, flagged for review, and
+wrong without a flag; the last must stay 0, as on the known styles.
+
+    python3 bench/unseen.py               # 60 sheets (40 photos, 20 scans), about 1 minute on 2 cores
+    python3 bench/unseen.py --count 150
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from accuracy import Case, run_case  # bench/accuracy.py, beside this script
+
+from nsvision.render.style import UNSEEN_PREFIX
+
+
+def plan(count: int, seed: int) -> list[Case]:
+    """Two photos for every scan, over the strength sweep; style ``unseen-<i>`` for sheet ``i``."""
+    cases = []
+    for i in range(count):
+        mode = "scan" if i % 3 == 2 else "photo"
+        cases.append(Case(seed + i, mode, f"{UNSEEN_PREFIX}{seed + i}", round((i * 0.37) % 1.0, 3), None))
+    return cases
+
+
+def summarise(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| set | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(f"unseen/{r['case']['mode']}", []).append(r)
+    groups["all"] = rows
+    for name, rs in groups.items():
+        lines.append(
+            f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | "
+            f"{sum(r.get('total_right', False) for r in rs)} | {sum(r['correct'] for r in rs)} | "
+            f"{sum(r['flagged'] for r in rs)} | {sum((not r['correct']) and not r['flagged'] for r in rs)} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=60, help="sheets, each in its own style (default 60)")
+    ap.add_argument("--seed", type=int, default=9000, help="first seed (default 9000)")
+    ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out" / "unseen.json"))
+    args = ap.parse_args(argv)
+    with ProcessPoolExecutor(args.workers) as pool:
+        rows = list(pool.map(run_case, plan(args.count, args.seed)))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(rows, indent=1))
+    print(summarise(rows))
+    for r in rows:
+        if not r["correct"] and not r["flagged"]:
+            c = r["case"]
+            print(
+                f"WRONG, NOT FLAGGED: {c['style']} {c['mode']} strength {c['strength']}: read {r.get('total')}, "
+                f"true {r['expected_total']}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
