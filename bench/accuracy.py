@@ -2,6 +2,7 @@
 
     python3 bench/accuracy.py                 # the README's figures (240 sheets, ~10 min on 2 cores)
     python3 bench/accuracy.py --count 40      # a quick look
+    python3 bench/accuracy.py --sharpen 1.0,1.5   # photos sharpened as a phone does before saving
 
 Each sheet is rendered by ``nsvision.render`` (phone photos across the strength sweep, flatbed
 scans, both visual styles, legal and illegal networks), written to disk in its usual format
@@ -12,6 +13,8 @@ CLI does. Timing covers decode + read + score of one sheet on one core (OpenCV s
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
 import resource
 import statistics
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS
@@ -65,12 +69,24 @@ def plan(count: int, seed: int) -> list[Case]:
     return cases
 
 
-def run_case(case: Case) -> dict[str, Any]:
+def unsharp(image: np.ndarray, amount: float, sigma: float) -> np.ndarray:
+    """A phone's sharpening: an unsharp mask of ``amount`` at ``sigma`` px (the renderer has none)."""
+    blur = cv2.GaussianBlur(image, (0, 0), sigma)
+    return cv2.addWeighted(image, 1.0 + amount, blur, -amount, 0)
+
+
+def run_case(case: Case, sharpen: tuple[float, float] | None = None) -> dict[str, Any]:
     cv2.setNumThreads(1)
     cal = load_calibration()
     sample = make_sample(
         cal, case.seed, mode=case.mode, style=case.style, strength=case.strength, violation=case.violation
     )
+    if sharpen is not None and case.mode == "photo":
+        pages = tuple(
+            dataclasses.replace(p, image=unsharp(p.image, *sharpen), stored=unsharp(p.stored, *sharpen))
+            for p in sample.pages
+        )
+        sample = dataclasses.replace(sample, pages=pages)
     expected = sample.expected
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_sample(sample, Path(tmp), fmt="jpg" if case.mode == "photo" else "png")
@@ -140,11 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1000, help="first seed (default 1000)")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     ap.add_argument("--out", type=Path, default=Path("bench/out/accuracy.json"), help="per-sheet results")
+    ap.add_argument(
+        "--sharpen", default=None, help="AMOUNT,SIGMA: sharpen every photo with an unsharp mask before it is saved"
+    )
     args = ap.parse_args(argv)
+    sharpen = tuple(float(v) for v in args.sharpen.split(",")) if args.sharpen else None
     cases = plan(args.count, args.seed)
     start = time.time()
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = list(pool.map(run_case, cases, chunksize=2))
+        rows = list(pool.map(functools.partial(run_case, sharpen=sharpen), cases, chunksize=2))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1))
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

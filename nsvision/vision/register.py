@@ -135,8 +135,8 @@ def find_symbol_candidates(image: np.ndarray, levels: tuple[float, ...] = DARK_L
     k = max(15, int(round(max(small.shape) / 60)) | 1)
     paper = cv2.blur(cv2.dilate(small, np.ones((k, k), np.uint8)), (k, k)).astype(np.float32)
     out: list[SymbolCandidate] = []
-    # Two levels: the lighter one survives blur and weak print, the darker one keeps rings that a
-    # heavy pencil stroke runs into from merging with the stroke.
+    # Several levels: the lightest survives blur and weak print, a darker one keeps rings that a
+    # heavy pencil stroke runs into from merging with the stroke (see DARK_LEVELS, DARKER_LEVEL).
     for level in levels:
         dark = (small.astype(np.float32) < level * paper).astype(np.uint8)
         out.extend(_ring_holes(dark, scale))
