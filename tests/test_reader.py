@@ -190,3 +190,16 @@ def test_rows_of_round_marks_do_not_crowd_the_stations_out_of_the_search() -> No
     assert registration.stations_found >= 40
     centre = registration.lattice_to_px(np.array([[4.0, 5.0]]))[0]
     assert np.hypot(*(centre - (origin + 4 * pitch, origin + 5 * pitch))) < 2.0
+
+
+@pytest.mark.parametrize(
+    ("style", "mode", "strength"),
+    [("unseen-9003", "photo", 0.11), ("unseen-9013", "photo", 0.81), ("unseen-9002", "scan", 0.74)],
+)
+def test_prints_nobody_tuned_the_reader_on(style: str, mode: str, strength: float) -> None:
+    # Random prints (thick rings, a green river, solid guides, no banks...): the map is found where
+    # it is, and the reading is right or flagged, never confidently wrong.
+    sample = make_sample(CAL, int(style.split("-")[1]), mode=mode, style=style, strength=strength)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert _station_error(report, sample.expected) < 0.05
+    _assert_exact_or_flagged(report, sample.expected)
