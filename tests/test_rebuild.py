@@ -285,3 +285,17 @@ def test_a_piece_cut_off_until_a_faint_join_is_found_is_not_left_in_doubt() -> N
     # Without the join the piece stays cut off, and in doubt.
     alone = _read({**OTHERS, "2,5-2,7": "purple"}, piece=_ev(piece, 0.6, HUES["purple"]))
     assert alone.sections[piece].doubtful
+
+
+def test_a_light_stroke_at_a_departure_does_not_set_its_lines_hue() -> None:
+    # A light purple stroke can look pink (a phone's sharpening, a coloured light). As the purple
+    # line's only mark at its departure it made purple's hue pink, and the two lines swapped.
+    pinkish = np.array([0.0, 0.88, 0.47])
+    first = _section("2,5-3,6")
+    light = SegmentEvidence(first, 40, 0.6, 0.6, 0.08, tuple(pinkish), span=0.6)  # type: ignore[arg-type]
+    lines: dict[str, Colour] = {**OTHERS, "3,6-3,7": "purple", "2,7-3,7": "purple", "6,2-7,3": "pink"}
+    reading = _read(lines, light=light)
+    hues = reading.hues
+    assert float(np.array(hues["purple"]) @ HUES["purple"]) > float(np.array(hues["purple"]) @ HUES["pink"])
+    assert reading.sections[_section("3,6-3,7")].colour == "purple"
+    assert reading.sections[_section("6,2-7,3")].colour == "pink"

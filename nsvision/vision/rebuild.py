@@ -5,8 +5,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
 1. **drawn or not** from the share of the section carrying pencil: at or above ``DRAWN`` it is
    drawn, at or below ``EMPTY`` it is not, in between it is *in doubt*;
 2. **which pencil**: pencils differ between boxes, sheets and lights, so the four hues are learnt
-   from the sheet itself. Every non-empty line contains its departure station, so one marked
-   section at each departure station shows that line's pencil (anchors, chosen jointly so that
+   from the sheet itself. Every non-empty line contains its departure station, so one firmly
+   marked section at each departure station shows that line's pencil (anchors, chosen jointly so that
    two colours never share one); then all marked sections are clustered around those hues. A
    section whose colour sits between two hues is in doubt;
 3. **structure**: of two crossing sections, a weakly drawn one is in doubt when the other is
@@ -78,6 +78,9 @@ CONFIDENT = 0.9
 """Sections whose reading is less sure than this are in doubt."""
 ANCHOR_COS = 0.75
 """A departure station's section is taken as a line's pencil only if it is at least this similar to it."""
+ANCHOR_STRENGTH = 0.15
+"""Nor when it is lighter than this (mean chroma density of its marks): a light stroke's colour is
+the one its pencil shows least reliably (a coloured light, a phone's sharpening turn purple pink)."""
 MEND_MARGIN = 0.9
 """Colour margin under which even a confidently read section may take its second hue to mend the rules."""
 HUE_CONSISTENT = 0.96
@@ -157,7 +160,13 @@ def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -
     options: list[list[Section | None]] = []
     for c in LINE_COLOURS:
         dep = game_map.departure(c)
-        cands = [s for s in marked if dep in (s.a, s.b) and float(_vec(evidence[s]) @ default[c]) >= ANCHOR_COS]
+        cands = [
+            s
+            for s in marked
+            if dep in (s.a, s.b)
+            and float(_vec(evidence[s]) @ default[c]) >= ANCHOR_COS
+            and evidence[s].strength >= ANCHOR_STRENGTH
+        ]
         options.append([None, *cands])
     best_score: float = -1.0
     best_pick: list[Section | None] = [None] * len(LINE_COLOURS)
