@@ -160,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         "--sharpen", default=None, help="AMOUNT,SIGMA: sharpen every photo with an unsharp mask before it is saved"
     )
     args = ap.parse_args(argv)
-    sharpen = tuple(float(v) for v in args.sharpen.split(",")) if args.sharpen else None
+    sharpen: tuple[float, float] | None = None
+    if args.sharpen:
+        try:
+            amount, sigma = (float(v) for v in args.sharpen.split(","))
+        except ValueError:
+            ap.error(f"--sharpen wants AMOUNT,SIGMA (two numbers), got {args.sharpen!r}")
+        sharpen = (amount, sigma)
     cases = plan(args.count, args.seed)
     start = time.time()
     with ProcessPoolExecutor(args.workers) as pool:
