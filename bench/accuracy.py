@@ -21,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,25 +121,33 @@ def run_case(case: Case, sharpen: tuple[float, float] | None = None) -> dict[str
     return out
 
 
+def grouped(rows: list[dict[str, Any]], name: Callable[[dict[str, Any]], str]) -> dict[str, list[dict[str, Any]]]:
+    """Rows by the set their case belongs to (``name`` of the case), then all of them."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(name(r["case"]), []).append(r)
+    groups["all"] = rows
+    return groups
+
+
+def outcome_cells(rs: list[dict[str, Any]]) -> str:
+    """Table cells: totals exactly right, sheets fully right, flagged, wrong without a flag."""
+    return (
+        f"{sum(r.get('total_right', False) for r in rs)} | {sum(r['correct'] for r in rs)} | "
+        f"{sum(r['flagged'] for r in rs)} | {sum((not r['correct']) and not r['flagged'] for r in rs)}"
+    )
+
+
 def summarise(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| set | sheets | total exact | all correct | flagged | wrong, not flagged | median s | p95 s |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        c = r["case"]
-        groups.setdefault(f"{c['style']}/{c['mode']}" + ("/illegal" if c["violation"] else ""), []).append(r)
-    groups["all"] = rows
+    groups = grouped(rows, lambda c: f"{c['style']}/{c['mode']}" + ("/illegal" if c["violation"] else ""))
     for name, rs in groups.items():
         secs = sorted(r["seconds"] for r in rs)
         p95 = secs[min(len(secs) - 1, int(round(0.95 * (len(secs) - 1))))]
-        lines.append(
-            f"| {name} | {len(rs)} | {sum(r.get('total_right', False) for r in rs)} | "
-            f"{sum(r['correct'] for r in rs)} | {sum(r['flagged'] for r in rs)} | "
-            f"{sum((not r['correct']) and not r['flagged'] for r in rs)} | "
-            f"{statistics.median(secs):.2f} | {p95:.2f} |"
-        )
+        lines.append(f"| {name} | {len(rs)} | {outcome_cells(rs)} | {statistics.median(secs):.2f} | {p95:.2f} |")
     lines.append("")
     lines.append("| colour | precision | recall |")
     lines.append("|---|---:|---:|")

@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from accuracy import Case, run_case  # bench/accuracy.py, beside this script
+from accuracy import Case, grouped, outcome_cells, run_case  # bench/accuracy.py, beside this script
 
 from nsvision.render.style import UNSEEN_PREFIX
 
@@ -39,16 +39,8 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "| set | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        groups.setdefault(f"unseen/{r['case']['mode']}", []).append(r)
-    groups["all"] = rows
-    for name, rs in groups.items():
-        lines.append(
-            f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | "
-            f"{sum(r.get('total_right', False) for r in rs)} | {sum(r['correct'] for r in rs)} | "
-            f"{sum(r['flagged'] for r in rs)} | {sum((not r['correct']) and not r['flagged'] for r in rs)} |"
-        )
+    for name, rs in grouped(rows, lambda c: f"unseen/{c['mode']}").items():
+        lines.append(f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | {outcome_cells(rs)} |")
     return "\n".join(lines)
 
 
