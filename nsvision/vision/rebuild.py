@@ -457,13 +457,15 @@ def _reconnect(
     changed = True
     while changed:
         changed = False
+        reached: dict[Colour, set[Point]] = {}
         for s, (colour, before) in cut_off.items():
             c, _f, r, _m = decided[s]
             if c != colour or r != f"not connected to the {colour} departure station":
                 continue
-            sure = [t for t, d in decided.items() if d[0] == colour and d[1] >= CONFIDENT]
-            reached = _reachable(game_map.departure(colour), sure)
-            if s.a in reached or s.b in reached:
+            if colour not in reached:
+                sure = [t for t, d in decided.items() if d[0] == colour and d[1] >= CONFIDENT]
+                reached[colour] = _reachable(game_map.departure(colour), sure)
+            if s.a in reached[colour] or s.b in reached[colour]:
                 decided[s] = before
                 changed = True
 
