@@ -57,13 +57,36 @@ def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
     assert reading.sections[join].doubtful
 
 
-def test_a_join_with_only_faint_marks_along_it_is_read_as_drawn_but_in_doubt() -> None:
+def test_a_join_with_only_faint_marks_along_it_is_read_as_drawn() -> None:
     join = _section("2,7-3,7")
-    reading = _read(
-        {**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.0, HUES["purple"], faint=0.7)
-    )
-    assert reading.sections[join].colour == "purple"
-    assert reading.sections[join].doubtful
+    purple: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}
+    # The only join with any marks, on a sheet whose blank sections show none: a light stroke.
+    plain = _read(purple, join=_ev(join, 0.0, HUES["purple"], faint=0.7))
+    assert plain.sections[join].colour == "purple"
+    assert not plain.doubtful
+    # Another join carries faint marks too: which one was drawn is a person's call.
+    other = _section("2,5-3,6")
+    faint_other = _ev(other, 0.0, HUES["purple"], faint=0.5)
+    both = _read(purple, join=_ev(join, 0.0, HUES["purple"], faint=0.7), other=faint_other)
+    assert both.sections[join].colour == "purple"
+    assert both.sections[join].doubtful
+    # Where every blank guide shows faint marks, they do not make a join sure.
+    noisy = _read(purple, 0.5, join=_ev(join, 0.0, HUES["purple"], faint=0.7))
+    assert noisy.sections[join].colour == "purple"
+    assert noisy.sections[join].doubtful
+
+
+def test_a_light_stroke_broken_up_by_noise_leaving_a_line_station_is_put_in_doubt() -> None:
+    # A branch of the purple line at 2,5 (so not a line end), drawn so lightly that only a tenth
+    # of it reaches the stroke threshold, faint marks along half of it.
+    light = _section("2,5-4,5")
+    ev = _ev(light, 0.12, HUES["purple"], faint=0.5)
+    reading = _read({**OTHERS, "2,5-2,7": "purple", "2,5-3,6": "purple"}, light=ev)
+    assert reading.sections[light].colour is None
+    assert reading.sections[light].doubtful
+    # The same marks with no line of that hue near are nothing to look at.
+    away = _read({**OTHERS, "2,5-2,7": "purple"}, light=_ev(_section("5,3-5,4"), 0.12, HUES["purple"], faint=0.5))
+    assert not away.doubtful
 
 
 def test_marks_too_light_for_ink_at_a_line_end_are_put_in_doubt() -> None:

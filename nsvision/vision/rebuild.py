@@ -56,6 +56,10 @@ FAINT_EXTENSION_SHARE = 0.6
 """The same for marks too light to count as ink but present on this share of the section (``faint``)."""
 FAINT_EXTENSION_SHARE_RIVER = 0.3
 """The same over the Thames band, where pencil of the band's own hue leaves little more than faint marks."""
+LIGHT_EXTENSION_INK = 0.1
+"""Marked share from which pencil of a line's hue leaving one of its stations is put in doubt when
+faint marks also cover ``LIGHT_EXTENSION_SHARE`` of it (a light stroke the picture's noise breaks up)."""
+LIGHT_EXTENSION_SHARE = 0.4
 FAINT_BLANK_MAX = 0.25
 """Highest ``faint`` share that nine in ten blank sections of a sheet may show for faint marks to count."""
 FAINT_EXTENSION_INK_RIVER = 0.05
@@ -72,6 +76,9 @@ BRIDGE_INK = 0.05
 SURE_BRIDGE_INK = 0.15
 """Marked share of the line's own hue on plain paper from which that join is read as drawn without doubt
 (when the other joins carry no pencil)."""
+SURE_BRIDGE_FAINT = 0.5
+"""Share of that join carrying faint marks of the line's hue from which it is read as drawn without
+doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
 CONFIDENT = 0.9
@@ -353,19 +360,32 @@ def rebuild(
     # The most likely join, when it carries marks of the line's own hue (a little ink, or faint
     # marks along most of it), is read as drawn (still in doubt): a missed faint section is far
     # more common than a line broken on purpose.
-    # When those marks are plain on paper, clearly of that hue, and no other join has any pencil,
-    # it is read as drawn without doubt: a lightly drawn section, not a puzzle.
+    # When those marks are plain on paper (ink, or faint marks along half of it on a sheet whose
+    # blank sections show none), clearly of that hue, and no other join has any pencil, it is read
+    # as drawn without doubt: a lightly drawn section, not a puzzle.
     named_joins: dict[Section, tuple[Colour, Decision]] = {}
+    # Faint marks only mean something on a sheet whose blank sections are free of them: where the
+    # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
+    faint_means_pencil = not _faint_everywhere(decided, evidence)
     for colour in LINE_COLOURS:
         for _ in range(3):
             joins = _bridges(colour, decided, evidence, hues, game_map)
             best = next((s for s in joins if nearest[s] == colour and _marked(evidence[s])), None)
+            rival_marks = [evidence[t] for t in joins if t != best]
             if (
                 best is not None
                 and evidence[best].over_river <= 0.5
-                and evidence[best].ink >= SURE_BRIDGE_INK
                 and decided[best][3] >= COLOUR_MARGIN
-                and all(evidence[t].ink < BRIDGE_INK for t in joins if t != best)
+                and all(ev.ink < BRIDGE_INK for ev in rival_marks)
+                and (
+                    evidence[best].ink >= SURE_BRIDGE_INK
+                    # Marks too light for ink, on a sheet whose blank sections are free of them.
+                    or (
+                        faint_means_pencil
+                        and evidence[best].faint >= SURE_BRIDGE_FAINT
+                        and all(ev.faint <= FAINT_BLANK_MAX for ev in rival_marks)
+                    )
+                )
             ):
                 _c, f, _r, m = decided[best]
                 decided[best] = (colour, max(f, CONFIDENT), "", m)
@@ -384,9 +404,6 @@ def rebuild(
     degree = Counter((d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b))
     on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
     line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
-    # Faint marks only mean something on a sheet whose blank sections are free of them: where the
-    # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
-    faint_means_pencil = not _faint_everywhere(decided, evidence)
     for s, (c, f, _r, m) in list(decided.items()):
         ev = evidence[s]
         river = ev.over_river > 0.5
@@ -401,7 +418,9 @@ def rebuild(
             if ev.faint < FAINT_EXTENSION_SHARE_RIVER:
                 continue
             reach = on_line if ev.ink >= FAINT_EXTENSION_INK_RIVER else line_ends
-        elif ev.ink >= FAINT_EXTENSION_INK:
+        elif ev.ink >= FAINT_EXTENSION_INK or (
+            faint_means_pencil and ev.ink >= LIGHT_EXTENSION_INK and ev.faint >= LIGHT_EXTENSION_SHARE
+        ):
             reach = on_line
         elif faint_means_pencil and ev.faint >= FAINT_EXTENSION_SHARE:
             # Marks too light to count as ink only matter where a line ends: it may go on lightly.
