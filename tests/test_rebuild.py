@@ -322,3 +322,22 @@ def test_a_light_stroke_at_a_departure_does_not_set_its_lines_hue() -> None:
     assert float(np.array(hues["purple"]) @ HUES["purple"]) > float(np.array(hues["purple"]) @ HUES["pink"])
     assert reading.sections[_section("3,6-3,7")].colour == "purple"
     assert reading.sections[_section("6,2-7,3")].colour == "pink"
+
+
+def test_a_section_of_another_colour_that_would_join_a_line_in_pieces_may_be_drawn_twice() -> None:
+    # Blue and purple both drawn along 2,7-3,7: the two pencils read as blue, and purple falls apart.
+    shared = _section("2,7-3,7")
+    drawn: dict[str, Colour] = {
+        **OTHERS,
+        "3,7-5,7": "blue",
+        "2,7-3,7": "blue",
+        "2,5-2,7": "purple",
+        "3,6-3,7": "purple",
+    }
+    reading = _read(drawn)
+    assert reading.sections[shared].colour == "blue"
+    assert reading.sections[shared].doubtful
+    assert "purple" in reading.sections[shared].reason
+    # With the purple line whole, the same blue section is nothing to look at.
+    whole = _read({**drawn, "3,6-3,7": "blue", "2,5-3,6": "purple"})
+    assert not whole.sections[shared].doubtful

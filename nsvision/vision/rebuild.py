@@ -19,7 +19,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
    that reach a section choose between two close hues, and of those lines the one pencil that can
    look like the colour seen on the band (a dark band fades its dark channels) takes it; on paper
    under a coloured light, light strokes drift towards the tint the light gives the guides, and
-   the same reasoning applies; faint marks leaving a line are in doubt;
+   the same reasoning applies; faint marks leaving a line are in doubt; a section read in one
+   colour that would join another line's pieces is in doubt (two pencils on one section read as one);
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt).
 
@@ -459,6 +460,7 @@ def rebuild(
                 decided[s] = before
 
     _reconnect(cut_off, decided, game_map)
+    _shared_joins(decided, game_map)
 
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
@@ -487,6 +489,20 @@ def _reconnect(
             if s.a in reached[colour] or s.b in reached[colour]:
                 decided[s] = before
                 changed = True
+
+
+def _shared_joins(decided: dict[Section, Decision], game_map: GameMap) -> None:
+    """A line still in pieces where a section drawn in another colour would join them: that section
+    may be drawn twice (both pencils on it read as one colour), a rule broken that the pencil hides."""
+    for colour in LINE_COLOURS:
+        main, stray = _parts(colour, decided, game_map)
+        if not stray:
+            continue
+        for s, (c, f, _r, m) in list(decided.items()):
+            joins = (s.a in main and s.b in stray) or (s.b in main and s.a in stray)
+            if c is not None and c != colour and joins and f >= CONFIDENT:
+                reason = f"drawn in {c}; it would connect the two parts of the {colour} line: drawn in both?"
+                decided[s] = (c, min(f, 0.6), reason, m)
 
 
 def _network(decided: Mapping[Section, Decision], options: GameOptions | None) -> Network:
