@@ -341,3 +341,17 @@ def test_a_section_of_another_colour_that_would_join_a_line_in_pieces_may_be_dra
     # With the purple line whole, the same blue section is nothing to look at.
     whole = _read({**drawn, "3,6-3,7": "blue", "2,5-3,6": "purple"})
     assert not whole.sections[shared].doubtful
+
+
+def test_a_rule_broken_through_a_lightly_drawn_river_section_is_checked_by_a_person() -> None:
+    # The purple line closes a loop through 1,4-2,3, over the Thames and not strongly drawn: one
+    # section read in the wrong pencil there (blue on a blue band) makes a loop the player never drew.
+    river = _section("1,4-2,3")
+    loop: dict[str, Colour] = {**OTHERS, "2,4-2,5": "purple", "2,3-2,4": "purple", "1,4-2,5": "purple"}
+    light = _read(loop, river=_ev(river, 0.75, HUES["purple"], over_river=1.0))
+    assert light.sections[river].colour == "purple"
+    assert light.sections[river].doubtful
+    assert "cycle" in light.sections[river].reason
+    # Drawn strongly, the loop is the player's own rule break: scored as read, no doubt.
+    strong = _read(loop, river=_ev(river, 1.0, HUES["purple"], over_river=1.0))
+    assert not strong.sections[river].doubtful

@@ -22,7 +22,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
    the same reasoning applies; faint marks leaving a line are in doubt; a section read in one
    colour that would join another line's pieces is in doubt (two pencils on one section read as one);
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
-   or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt).
+   or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
+   still broken through a section over the Thames that is not strongly drawn is in doubt.
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
@@ -461,6 +462,7 @@ def rebuild(
 
     _reconnect(cut_off, decided, game_map)
     _shared_joins(decided, game_map)
+    _river_rule_breaks(decided, evidence, game_map, options)
 
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
@@ -489,6 +491,26 @@ def _reconnect(
             if s.a in reached[colour] or s.b in reached[colour]:
                 decided[s] = before
                 changed = True
+
+
+def _river_rule_breaks(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    game_map: GameMap,
+    options: GameOptions | None,
+) -> None:
+    """A rule the best reading breaks through a section read over the Thames, not strongly drawn, is
+    checked by a person: there the colour is the least certain, and one section read in the wrong
+    pencil makes a loop, a branch or a crossing that the player never drew."""
+    by_name = {s.name: s for s in game_map.sections}
+    for v in check_network(_network(decided, options), game_map):
+        for name in v.sections:
+            s = by_name.get(name)
+            if s is None or evidence[s].over_river <= 0.5 or evidence[s].ink >= STRONG:
+                continue
+            c, f, _r, m = decided[s]
+            if c is not None and f >= CONFIDENT:
+                decided[s] = (c, min(f, 0.6), f"read {c} over the Thames, which breaks a rule ({v.code})", m)
 
 
 def _shared_joins(decided: dict[Section, Decision], game_map: GameMap) -> None:
