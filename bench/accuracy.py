@@ -33,7 +33,7 @@ import numpy as np
 from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS
 from nsvision.pipeline import SheetReport, analyze_file
-from nsvision.render.sample import make_sample, write_sample
+from nsvision.render.sample import Sample, make_sample, write_sample
 
 VIOLATIONS = ("sections_cross", "cycle", "drawn_twice", "not_connected")
 
@@ -83,19 +83,30 @@ def run_case(case: Case, sharpen: tuple[float, float] | None = None) -> dict[str
         cal, case.seed, mode=case.mode, style=case.style, strength=case.strength, violation=case.violation
     )
     if sharpen is not None and case.mode == "photo":
-        pages = tuple(
-            dataclasses.replace(p, image=unsharp(p.image, *sharpen), stored=unsharp(p.stored, *sharpen))
-            for p in sample.pages
-        )
-        sample = dataclasses.replace(sample, pages=pages)
+        sample = transformed(sample, lambda im: unsharp(im, *sharpen))
+    return {"case": case.__dict__, **read_sample(sample, "jpg" if case.mode == "photo" else "png")}
+
+
+def transformed(sample: Sample, change: Callable[[np.ndarray], np.ndarray], quality: int | None = None) -> Sample:
+    """The sample with ``change`` applied to every page's pixels (and a JPEG quality, if given)."""
+    pages = tuple(
+        dataclasses.replace(p, image=change(p.image), stored=change(p.stored), jpeg_quality=quality or p.jpeg_quality)
+        for p in sample.pages
+    )
+    return dataclasses.replace(sample, pages=pages)
+
+
+def read_sample(sample: Sample, fmt: str) -> dict[str, Any]:
+    """Write the sample to disk as ``fmt``, read it back as the CLI does and compare with the truth."""
+    cal = load_calibration()
     expected = sample.expected
     with tempfile.TemporaryDirectory() as tmp:
-        paths = write_sample(sample, Path(tmp), fmt="jpg" if case.mode == "photo" else "png")
+        paths = write_sample(sample, Path(tmp), fmt=fmt)
         image_path = next(p for p in paths if p.suffix != ".json")
         start = time.perf_counter()
         results = analyze_file(image_path, cal)
         seconds = time.perf_counter() - start
-    out: dict[str, Any] = {"case": case.__dict__, "seconds": seconds, "expected_total": expected["total"]}
+    out: dict[str, Any] = {"seconds": seconds, "expected_total": expected["total"]}
     result = results[0]
     if not isinstance(result, SheetReport):
         out.update(status=result.status, error=result.error.message, correct=False, flagged=True)

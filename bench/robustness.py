@@ -1,0 +1,130 @@
+"""How the reader copes with what a phone or a messaging app does to a photo after it is taken.
+
+The renderer's photos stop at the camera: light, tilt, blur, noise, a JPEG of good quality. Real
+pictures go through more: the phone sharpens and denoises, the white balance misses, the app that
+sends the picture shrinks it and compresses it hard, a hand shakes. This bench renders photos from
+the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
+sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
+``analyze_file``). Reported per change: sheets, maps found, totals exactly right, sheets fully
+right, flagged for review, and wrong without a flag (which must stay 0).
+
+    python3 bench/robustness.py              # 40 photos x 11 changes, about 10 minutes on 2 cores
+    python3 bench/robustness.py --count 12   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from accuracy import Case, outcome_cells, plan, read_sample, transformed, unsharp  # beside this script
+
+from nsvision.calibration import load_calibration
+from nsvision.render.sample import make_sample
+
+Image = np.ndarray
+
+
+def _gamma(g: float) -> Callable[[Image], Image]:
+    lut = np.clip(255.0 * (np.arange(256) / 255.0) ** g, 0, 255).astype(np.uint8)
+    return lambda im: lut[im]
+
+
+def _white_balance(gains: tuple[float, float, float]) -> Callable[[Image], Image]:
+    return lambda im: np.clip(im.astype(np.float32) * np.array(gains, np.float32), 0, 255).astype(np.uint8)
+
+
+def _shrink(long_side: int) -> Callable[[Image], Image]:
+    def change(im: Image) -> Image:
+        f = long_side / max(im.shape[:2])
+        return cv2.resize(im, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else im
+
+    return change
+
+
+def _shake(length: int) -> Callable[[Image], Image]:
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0 / length
+    return lambda im: cv2.filter2D(im, -1, kernel)
+
+
+VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
+    "as rendered": (lambda im: im, None),
+    "sharpened (unsharp 1.0, 1.5 px)": (lambda im: unsharp(im, 1.0, 1.5), None),
+    "denoised (bilateral)": (lambda im: cv2.bilateralFilter(im, 7, 25, 5), None),
+    "JPEG quality 40": (lambda im: im, 40),
+    "shrunk to 1600 px": (_shrink(1600), None),
+    "out of focus (2 px)": (lambda im: cv2.GaussianBlur(im, (0, 0), 2.0), None),
+    "shaken (9 px)": (_shake(9), None),
+    "warm white balance": (_white_balance((1.18, 1.0, 0.8)), None),
+    "cool white balance": (_white_balance((0.82, 1.0, 1.2)), None),
+    "underexposed (gamma 1.6)": (_gamma(1.6), None),
+    "overexposed (gamma 0.6)": (_gamma(0.6), None),
+}
+"""Each change: a function of the RGB pixels, and the JPEG quality it is saved at (None: the photo's own)."""
+
+
+def photos(count: int, seed: int) -> list[Case]:
+    """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
+    every = [c for c in plan(240, seed) if c.mode == "photo"]
+    count = min(count, len(every))
+    return [every[i * len(every) // count] for i in range(count)]
+
+
+def run_case(case: Case) -> list[dict[str, Any]]:
+    """One photo, rendered once, read after every change."""
+    cv2.setNumThreads(1)
+    sample = make_sample(
+        load_calibration(),
+        case.seed,
+        mode=case.mode,
+        style=case.style,
+        strength=case.strength,
+        violation=case.violation,
+    )
+    return [
+        {"case": case.__dict__, "variant": name, **read_sample(transformed(sample, change, quality), "jpg")}
+        for name, (change, quality) in VARIANTS.items()
+    ]
+
+
+def summarise(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| change | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name in VARIANTS:
+        rs = [r for r in rows if r["variant"] == name]
+        lines.append(f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | {outcome_cells(rs)} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=40, help="photos, each read after every change (default 40)")
+    ap.add_argument("--seed", type=int, default=1000, help="first seed of the accuracy set (default 1000)")
+    ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
+    ap.add_argument("--out", type=Path, default=Path("bench/out/robustness.json"), help="per-read results")
+    args = ap.parse_args(argv)
+    with ProcessPoolExecutor(args.workers) as pool:
+        rows = [r for rs in pool.map(run_case, photos(args.count, args.seed)) for r in rs]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rows, indent=1))
+    print(summarise(rows))
+    wrong_unflagged = [r for r in rows if not r["correct"] and not r["flagged"]]
+    for r in wrong_unflagged:
+        c = r["case"]
+        what = f"{c['style']} seed {c['seed']} strength {c['strength']} {c['violation'] or 'legal'}"
+        print(f"WRONG, NOT FLAGGED: {r['variant']}: {what}: read {r.get('total')}, true {r['expected_total']}")
+    return 1 if wrong_unflagged else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
