@@ -192,6 +192,16 @@ def test_rows_of_round_marks_do_not_crowd_the_stations_out_of_the_search() -> No
     assert np.hypot(*(centre - (origin + 4 * pitch, origin + 5 * pitch))) < 2.0
 
 
+def test_an_overexposed_photo_of_a_small_tilted_map_is_found() -> None:
+    # Brightened (gamma 0.6), the thin blurred rings of a map filling a corner of the frame stay
+    # lighter than the usual ink levels all round: only a lighter level closes them.
+    sample = make_sample(CAL, 1076, mode="photo", style="print", strength=0.962)
+    lut = np.clip(255.0 * (np.arange(256) / 255.0) ** 0.6, 0, 255).astype(np.uint8)
+    report = analyze_sheet(lut[sample.pages[0].image], CAL)
+    assert _station_error(report, sample.expected) < 0.05
+    _assert_exact_or_flagged(report, sample.expected)
+
+
 @pytest.mark.parametrize(
     ("style", "mode", "strength"),
     [("unseen-9003", "photo", 0.11), ("unseen-9013", "photo", 0.81), ("unseen-9002", "scan", 0.74)],

@@ -33,6 +33,9 @@ DARK_LEVELS = (0.62, 0.45)
 DARKER_LEVEL = 0.3
 """A third, darker level, tried when no map is found with the two: a blurred thin symbol inside a
 thick ring fades out of the mask there, and the ring's hole is a whole disc again."""
+LIGHTER_LEVEL = 0.75
+"""A lighter level, tried last: in an overexposed photo a thin, blurred ring is lighter than
+``DARK_LEVELS`` of the paper beside it all round, and only its hole's outline is left."""
 ROUND_MAX_RECT_FILL = 0.88
 """Largest share of its minimal rectangle a station's round hole may fill (a circle fills 0.785)."""
 SEEDS_PER_SIZE = 8
@@ -317,13 +320,14 @@ def _match_orientation(
 
 def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
     """Find the map's lattice in ``image`` (RGB uint8); raise ``NoMapFoundError`` when it is not there."""
-    try:
-        return _register(image, game_map, source, DARK_LEVELS)
-    except NoMapFoundError as first:
+    first: NoMapFoundError | None = None
+    for levels in (DARK_LEVELS, (*DARK_LEVELS, DARKER_LEVEL), (LIGHTER_LEVEL, *DARK_LEVELS)):
         try:
-            return _register(image, game_map, source, (*DARK_LEVELS, DARKER_LEVEL))
-        except NoMapFoundError:
-            raise first from None
+            return _register(image, game_map, source, levels)
+        except NoMapFoundError as exc:
+            first = first or exc
+    assert first is not None
+    raise first
 
 
 def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[float, ...]) -> Registration:
