@@ -159,6 +159,18 @@ def test_faint_marks_over_the_thames_at_a_line_end_are_put_in_doubt_on_any_sheet
     assert not fainter.doubtful
 
 
+def test_faint_marks_all_along_a_river_section_at_a_station_inside_a_line_are_put_in_doubt() -> None:
+    # A blue branch drawn on the blue band from 4,6, where the blue line passes: faint marks of
+    # its hue all along the section are a stroke the band swallows, not the band's texture.
+    river = _section("4,5-4,6")
+    blue: dict[str, Colour] = {**OTHERS, "4,6-5,7": "blue", "3,6-4,6": "blue"}
+    along = _read(blue, river=_ev(river, 0.0, HUES["blue"], faint=1.0, over_river=1.0))
+    assert along.sections[river].doubtful
+    # Marks on part of it there are the band's edges and texture.
+    part = _read(blue, river=_ev(river, 0.0, HUES["blue"], faint=0.5, over_river=1.0))
+    assert not part.doubtful
+
+
 def test_faint_marks_over_the_thames_unlike_the_pencil_of_the_line_ending_there_are_the_band() -> None:
     river = _section("4,5-4,6")
     purple: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple"}

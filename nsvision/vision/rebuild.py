@@ -62,6 +62,9 @@ LIGHT_EXTENSION_INK = 0.1
 """Marked share from which pencil of a line's hue leaving one of its stations is put in doubt when
 faint marks also cover ``LIGHT_EXTENSION_SHARE`` of it (a light stroke the picture's noise breaks up)."""
 LIGHT_EXTENSION_SHARE = 0.4
+FAINT_ALL_ALONG_RIVER = 0.9
+"""Share of a section over the Thames with faint marks from which they are looked at next to any
+station of a line of their hue, not only at its ends (a branch drawn on the band in its own hue)."""
 FAINT_BLANK_MAX = 0.25
 """Highest ``faint`` share that nine in ten blank sections of a sheet may show for faint marks to count."""
 FAINT_EXTENSION_INK_RIVER = 0.05
@@ -414,12 +417,13 @@ def rebuild(
         if river:
             # On the band a pencil of a hue near the band's own barely shows: faint marks along a
             # good part of it are looked at on any sheet (a few specks are the band's edges), next
-            # to any line's station when some reach the stroke threshold, else at the end of a
-            # line whose pencil they are nearest or whose pencil can look like them on this band
-            # (marks of another colour there are the band's own texture).
+            # to any line's station when some reach the stroke threshold or they run all along it,
+            # else at the end of a line whose pencil they are nearest or whose pencil can look like
+            # them on this band (marks of another colour there are the band's own texture).
             if ev.faint < FAINT_EXTENSION_SHARE_RIVER:
                 continue
-            reach = on_line if ev.ink >= FAINT_EXTENSION_INK_RIVER else line_ends
+            steady = ev.ink >= FAINT_EXTENSION_INK_RIVER or ev.faint >= FAINT_ALL_ALONG_RIVER
+            reach = on_line if steady else line_ends
         elif ev.ink >= FAINT_EXTENSION_INK or (
             faint_means_pencil and ev.ink >= LIGHT_EXTENSION_INK and ev.faint >= LIGHT_EXTENSION_SHARE
         ):
