@@ -62,6 +62,7 @@ LIGHT_EXTENSION_INK = 0.1
 """Marked share from which pencil of a line's hue leaving one of its stations is put in doubt when
 faint marks also cover ``LIGHT_EXTENSION_SHARE`` of it (a light stroke the picture's noise breaks up)."""
 LIGHT_EXTENSION_SHARE = 0.4
+"""Share of such a section with faint marks that makes its few marked positions a light stroke."""
 FAINT_ALL_ALONG_RIVER = 0.9
 """Share of a section over the Thames with faint marks from which they are looked at next to any
 station of a line of their hue, not only at its ends (a branch drawn on the band in its own hue)."""
