@@ -17,6 +17,7 @@ from nsvision.game.network import Network, network_from_dict
 from nsvision.game.rules import check_network
 from nsvision.game.scoring import score_network
 from nsvision.game.simulate import simulate_game
+from nsvision.render import pencil
 from nsvision.render.degrade import Degraded, photo, photo_px_per_unit, scan, scan_px_per_unit
 from nsvision.render.pencil import PENCIL_RGB, SheetMarks, draw_sheet
 from nsvision.render.sample import FORMATS, make_sample, write_sample
@@ -319,6 +320,18 @@ def test_samples_are_deterministic_per_seed(calibration: Calibration) -> None:
     b = make_sample(calibration, 13, mode="scan", dpi=150, strength=0.7)
     assert a.expected == b.expected
     assert np.array_equal(a.pages[0].image, b.pages[0].image)
+
+
+def test_a_sample_renders_the_same_whatever_was_rendered_before(
+    calibration: Calibration, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 150 and 155 dpi share a cached pencil-grain texture; the benches render many sheets per process.
+    monkeypatch.setattr(pencil, "_GRAIN", {})
+    alone = make_sample(calibration, 13, mode="scan", dpi=150, strength=0.7)
+    monkeypatch.setattr(pencil, "_GRAIN", {})
+    make_sample(calibration, 14, mode="scan", dpi=155, strength=0.7)
+    after = make_sample(calibration, 13, mode="scan", dpi=150, strength=0.7)
+    assert np.array_equal(alone.pages[0].image, after.pages[0].image)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

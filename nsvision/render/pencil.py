@@ -225,6 +225,9 @@ def _grain_tile(ppu: float) -> np.ndarray:
     key = round(ppu * 4)
     tile = _GRAIN.get(key)
     if tile is None:
+        # Made from the cache key alone: a tile built from the first resolution that hit the key
+        # made every later picture depend on what the process had rendered before.
+        ppu = key / 4
         rng = np.random.default_rng(77)
         noise = rng.standard_normal((_GRAIN_TILE, _GRAIN_TILE)).astype(np.float32)
         fine = _periodic_blur(noise, max(0.6, 0.3 * ppu))
