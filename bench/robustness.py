@@ -8,7 +8,7 @@ sweep), then reads each one after every change below, exactly as the CLI does (J
 ``analyze_file``). Reported per change: sheets, maps found, totals exactly right, sheets fully
 right, flagged for review, and wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 11 changes, about 10 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 11 changes, about 8 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
 """
 
