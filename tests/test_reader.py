@@ -192,6 +192,16 @@ def test_rows_of_round_marks_do_not_crowd_the_stations_out_of_the_search() -> No
     assert np.hypot(*(centre - (origin + 4 * pitch, origin + 5 * pitch))) < 2.0
 
 
+def test_the_band_beside_a_section_running_along_the_thames_is_not_pencil() -> None:
+    # 2,4-4,6 runs close alongside the band: the search for a wobbly stroke beside its centre line
+    # reached the band's edge, and a clean scan read an undrawn blue section there.
+    sample = make_sample(CAL, 11000, mode="scan", style="print", strength=0.0)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert ("2,4", "4,6") not in _read_sections(report)["blue"]
+    assert report.total == sample.expected["total"]
+    assert not report.needs_review
+
+
 def test_an_overexposed_photo_of_a_small_tilted_map_is_found() -> None:
     # Brightened (gamma 0.6), the thin blurred rings of a map filling a corner of the frame stay
     # lighter than the usual ink levels all round: only a lighter level closes them.

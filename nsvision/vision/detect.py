@@ -498,10 +498,14 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     for s, n_t in owners:
         block = sampled[pos : pos + n_t * n_off].reshape(n_t, n_off, 3)
         skip = ignored[pos : pos + n_t * n_off].reshape(n_t, n_off)
-        river[s] = in_river[pos : pos + n_t * n_off].reshape(n_t, n_off)[:, centre]
+        on_band = in_river[pos : pos + n_t * n_off].reshape(n_t, n_off)
+        river[s] = on_band[:, centre]
         pos += n_t * n_off
         lighter = block.min(axis=2) < BRIGHTER
-        chroma = np.where((skip | lighter)[..., None], 0.0, _chroma(np.clip(block, 0.0, None)))
+        # A sample on paper does not take its colour from the band beside it: where a section runs
+        # close alongside the Thames, the band's edge (teal, blue) is within the stroke search.
+        beside = on_band & ~river[s][:, None]
+        chroma = np.where((skip | lighter | beside)[..., None], 0.0, _chroma(np.clip(block, 0.0, None)))
         # The densest offset inside the band: a wobbling stroke is not always on the centre line.
         pick = np.argmax(chroma.sum(axis=2), axis=1)
         picked = chroma[np.arange(n_t), pick]
