@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from nsvision.calibration import load_calibration
@@ -304,6 +306,18 @@ def test_under_warm_light_a_light_pink_looking_stroke_is_settled_by_the_lines_th
     reading = _warm_sheet({**OTHERS, "2,5-4,5": "purple", "4,5-7,5": "purple"}, shared)
     assert reading.sections[shared].colour == "pink"
     assert reading.sections[shared].doubtful
+
+
+def test_a_short_piece_cut_off_from_its_line_is_in_doubt_however_marked() -> None:
+    # Five positions between a compass and a ring: a spike's tip under a warm cast reads as purple.
+    stray = _section("9,6-9,7")
+    short = dataclasses.replace(_ev(stray, 1.0, HUES["purple"]), samples=5)
+    reading = _read({**OTHERS, "2,5-2,7": "purple"}, stray=short)
+    assert reading.sections[stray].colour == "purple"
+    assert reading.sections[stray].doubtful
+    # Marked along a long section, a piece apart is the player's own rule break: no doubt.
+    long = _read({**OTHERS, "2,5-2,7": "purple"}, stray=_ev(stray, 1.0, HUES["purple"]))
+    assert not long.sections[stray].doubtful
 
 
 def test_a_piece_cut_off_until_a_faint_join_is_found_is_not_left_in_doubt() -> None:

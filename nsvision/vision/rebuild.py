@@ -87,6 +87,9 @@ SURE_BRIDGE_FAINT = 0.5
 doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
+SHORT_SAMPLES = 12
+"""Fewer measured positions than this (a short section between two large symbols) are too few to
+trust a section cut off from its line however marked: a compass spike's tip, a disc's edge."""
 CONFIDENT = 0.9
 """Sections whose reading is less sure than this are in doubt."""
 ANCHOR_COS = 0.75
@@ -333,7 +336,7 @@ def rebuild(
 
     # Lines grow from their departure stations: a section cut off from its colour's tree may be
     # the other pencil it resembles (when its colour is unclear anyway); otherwise it is suspect
-    # unless clearly drawn.
+    # unless clearly drawn along enough of its length to trust.
     cut_off: dict[Section, tuple[Colour, Decision]] = {}
     for colour in LINE_COLOURS:
         reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
@@ -344,7 +347,7 @@ def rebuild(
             alt_reached = _reachable(game_map.departure(alt), [t for t, d in decided.items() if d[0] == alt])
             if m < COLOUR_MARGIN and (s.a in alt_reached or s.b in alt_reached):
                 decided[s] = (alt, min(f, 0.8), f"colour between {colour} and {alt}; {alt} connects it", m)
-            elif evidence[s].ink < STRONG:
+            elif evidence[s].ink < STRONG or evidence[s].samples < SHORT_SAMPLES:
                 cut_off[s] = (colour, decided[s])
                 decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
     # A partly marked section of a line's own hue that holds two parts of that line together is the
