@@ -50,6 +50,17 @@ class Case:
     def label(self) -> str:
         return f"{self.style}/{self.mode}"
 
+    def sample(self) -> Sample:
+        """The rendered sheet of this case, with its ground truth."""
+        return make_sample(
+            load_calibration(),
+            self.seed,
+            mode=self.mode,
+            style=self.style,
+            strength=self.strength,
+            violation=self.violation,
+        )
+
 
 def plan(count: int, seed: int) -> list[Case]:
     """The benchmark set: per style, 2/3 photos over the strength sweep, 1/4 scans, the rest illegal photos."""
@@ -78,10 +89,7 @@ def unsharp(image: np.ndarray, amount: float, sigma: float) -> np.ndarray:
 
 def run_case(case: Case, sharpen: tuple[float, float] | None = None) -> dict[str, Any]:
     cv2.setNumThreads(1)
-    cal = load_calibration()
-    sample = make_sample(
-        cal, case.seed, mode=case.mode, style=case.style, strength=case.strength, violation=case.violation
-    )
+    sample = case.sample()
     if sharpen is not None and case.mode == "photo":
         sample = transformed(sample, lambda im: unsharp(im, *sharpen))
     return {"case": case.__dict__, **read_sample(sample, "jpg" if case.mode == "photo" else "png")}

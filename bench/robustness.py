@@ -26,9 +26,6 @@ import cv2
 import numpy as np
 from accuracy import Case, outcome_cells, plan, read_sample, transformed, unsharp  # beside this script
 
-from nsvision.calibration import load_calibration
-from nsvision.render.sample import make_sample
-
 Image = np.ndarray
 
 
@@ -81,14 +78,7 @@ def photos(count: int, seed: int) -> list[Case]:
 def run_case(case: Case) -> list[dict[str, Any]]:
     """One photo, rendered once, read after every change."""
     cv2.setNumThreads(1)
-    sample = make_sample(
-        load_calibration(),
-        case.seed,
-        mode=case.mode,
-        style=case.style,
-        strength=case.strength,
-        violation=case.violation,
-    )
+    sample = case.sample()
     return [
         {"case": case.__dict__, "variant": name, **read_sample(transformed(sample, change, quality), "jpg")}
         for name, (change, quality) in VARIANTS.items()

@@ -529,8 +529,7 @@ def _shared_joins(decided: dict[Section, Decision], game_map: GameMap) -> None:
         if not stray:
             continue
         for s, (c, f, _r, m) in list(decided.items()):
-            joins = (s.a in main and s.b in stray) or (s.b in main and s.a in stray)
-            if c is not None and c != colour and joins and f >= CONFIDENT:
+            if c is not None and c != colour and _joins(s, main, stray) and f >= CONFIDENT:
                 reason = f"drawn in {c}; it would connect the two parts of the {colour} line: drawn in both?"
                 decided[s] = (c, min(f, 0.6), reason, m)
 
@@ -754,14 +753,15 @@ def _bridges(
     main, stray = _parts(colour, decided, game_map)
     if not stray:
         return []
-    joins = [
-        s
-        for s, d in decided.items()
-        if d[0] is None and ((s.a in main and s.b in stray) or (s.b in main and s.a in stray))
-    ]
+    joins = [s for s, d in decided.items() if d[0] is None and _joins(s, main, stray)]
     # Most likely first: the most marked, in a colour nearest this line's.
     joins.sort(key=lambda s: -(evidence[s].ink + float(_vec(evidence[s]) @ hues[colour])))
     return joins[:3]
+
+
+def _joins(s: Section, main: set[Point], stray: set[Point]) -> bool:
+    """Whether section ``s`` runs from a line's main part to one of its stray pieces."""
+    return (s.a in main and s.b in stray) or (s.b in main and s.a in stray)
 
 
 def _reachable(start: Point, sections: list[Section]) -> set[Point]:

@@ -320,14 +320,15 @@ def _match_orientation(
 
 def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
     """Find the map's lattice in ``image`` (RGB uint8); raise ``NoMapFoundError`` when it is not there."""
-    first: NoMapFoundError | None = None
-    for levels in (DARK_LEVELS, (*DARK_LEVELS, DARKER_LEVEL), (LIGHTER_LEVEL, *DARK_LEVELS)):
-        try:
-            return _register(image, game_map, source, levels)
-        except NoMapFoundError as exc:
-            first = first or exc
-    assert first is not None
-    raise first
+    try:
+        return _register(image, game_map, source, DARK_LEVELS)
+    except NoMapFoundError as first:
+        for levels in ((*DARK_LEVELS, DARKER_LEVEL), (LIGHTER_LEVEL, *DARK_LEVELS)):
+            try:
+                return _register(image, game_map, source, levels)
+            except NoMapFoundError:
+                continue
+        raise first from None
 
 
 def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[float, ...]) -> Registration:
