@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS, Section
-from nsvision.vision.detect import PX_PER_PITCH, _evidence_one, broad_background, pencil_hues, thames_band
+from nsvision.vision.detect import (
+    PX_PER_PITCH,
+    _evidence_one,
+    _print_levels,
+    _Profiles,
+    broad_background,
+    pencil_hues,
+    thames_band,
+)
 
 DIRS = np.stack([pencil_hues()[c] for c in LINE_COLOURS])
 SECTION = Section.of((4, 5), (4, 6))
@@ -56,3 +65,29 @@ def test_a_shadow_over_the_zone_is_not_the_band() -> None:
     band, density = thames_band(broad_background(image, PX_PER_PITCH), zone, PX_PER_PITCH)
     assert not band.any()
     assert density is None
+
+
+def test_the_print_level_follows_a_cast_across_the_sheet_and_ignores_the_drawn_sections() -> None:
+    # Warm light on one side: the guides there look pinker (more green absorbed) than on the other.
+    # A third of the sections carry a firm pink stroke, which is not the print's level anywhere.
+    game_map = load_calibration().map
+    rng = np.random.default_rng(3)
+    delta, valid, river, along = {}, {}, {}, {}
+    truth = {}
+    for k, s in enumerate(game_map.sections):
+        x = (s.a[0] + s.b[0]) / 2
+        guide = np.array([0.02, 0.02 + 0.006 * x, 0.03])
+        truth[s] = guide
+        n = 40
+        d = guide + rng.normal(0, 0.004, (n, 3))
+        if k % 3 == 0:
+            d = d + 0.3 * pencil_hues()["pink"]
+        delta[s], valid[s], river[s] = d, np.ones(n, bool), np.zeros(n, bool)
+        along[s] = np.linspace(0.3, 0.7, n)
+    levels = _print_levels(_Profiles(delta, valid, river, along))
+    # The upper quartile of a guide's noisy samples sits a little above its mean.
+    errors = [float(np.abs(levels[s][0] - truth[s]).max()) for s in game_map.sections]
+    assert max(errors) < 0.01
+    west = [s for s in game_map.sections if max(s.a[0], s.b[0]) <= 1]
+    east = [s for s in game_map.sections if min(s.a[0], s.b[0]) >= 8]
+    assert np.mean([levels[s][0][1] for s in east]) - np.mean([levels[s][0][1] for s in west]) > 0.04

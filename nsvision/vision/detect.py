@@ -562,23 +562,75 @@ def _longest_run(mask: np.ndarray) -> int:
     return best
 
 
+LEVEL_FIT_MIN = 30
+"""Fewest undrawn-looking sections on paper to fit the print's level across the sheet."""
+
+LEVEL_OUTLIER = 1.5
+"""A section whose level is further than this many typical levels from the sheet's is not print."""
+
+LEVEL_RESIDUAL = 3.0
+"""Refitting drops sections further from the fit than this many median residuals (pencil)."""
+
+
+def _level_terms(mids: np.ndarray) -> np.ndarray:
+    """Quadratic terms of the lattice position (centred, scaled to about ±1) for the level's fit."""
+    centre = (mids.max(axis=0) + mids.min(axis=0)) / 2
+    half = np.maximum((mids.max(axis=0) - mids.min(axis=0)) / 2, 1e-9)
+    x, y = ((mids - centre) / half).T
+    return np.column_stack([np.ones(len(mids)), x, y, x * x, y * y, x * y])
+
+
+def _level_fit(terms: np.ndarray, vals: np.ndarray) -> np.ndarray | None:
+    """Per channel, least squares of the level on ``terms`` over the sections that look like print.
+
+    Drawn sections are outliers: first those far from the sheet's median level, then those far
+    from the fit. ``None`` when too few sections remain to trust a fit.
+    """
+    typical = float(np.median(np.linalg.norm(vals, axis=1)))
+    keep = np.linalg.norm(vals - np.median(vals, axis=0), axis=1) <= LEVEL_OUTLIER * typical
+    coef = None
+    for _ in range(3):
+        if keep.sum() < LEVEL_FIT_MIN:
+            break
+        coef, *_ = np.linalg.lstsq(terms[keep], vals[keep], rcond=None)
+        resid = np.linalg.norm(vals - terms @ coef, axis=1)
+        keep = resid <= max(LEVEL_RESIDUAL * float(np.median(resid[keep])), 1e-6)
+    return coef
+
+
 def _print_levels(profiles: _Profiles) -> dict[Section, np.ndarray]:
     """Per section and sample, the chroma vector of what is printed under every section.
 
     On paper that is the tinted guide dashes; inside the Thames zone it is the guide or banks seen
-    against the river, which looks different. Most potential sections are not drawn, so for each
-    zone the median over sections of each section's upper quartile is the print's own mark; it is
-    subtracted before pencil is looked for.
+    against the river, which looks different. Most potential sections are not drawn, so each
+    section's upper quartile, over the sections of a zone, tells the print's own mark; it is
+    subtracted before pencil is looked for. In the Thames zone the level is the median; on paper
+    it is a smooth (quadratic) fit over the sheet: a photo's light and colour cast change across
+    it, and a guide in a warm corner looks pinker than the sheet's median guide (the whole corner
+    then read as faint pink lines).
     """
-    zone_levels: list[np.ndarray] = []
+    sections = list(profiles.delta)
+    mids = np.array([[(s.a[0] + s.b[0]) / 2, (s.a[1] + s.b[1]) / 2] for s in sections], np.float64)
+    terms = _level_terms(mids)
+    zone_levels: dict[bool, np.ndarray] = {}
     for in_zone in (False, True):
-        levels = []
-        for s, d in profiles.delta.items():
+        idx, vals = [], []
+        for i, s in enumerate(sections):
             keep = profiles.valid[s] & (profiles.river[s] == in_zone)
             if keep.sum() >= 3:
-                levels.append(np.percentile(d[keep], 75, axis=0))
-        zone_levels.append(np.median(np.array(levels), axis=0) if levels else np.zeros(3))
-    return {s: np.where(profiles.river[s][:, None], zone_levels[1], zone_levels[0]) for s in profiles.delta}
+                idx.append(i)
+                vals.append(np.percentile(profiles.delta[s][keep], 75, axis=0))
+        level = np.zeros((len(sections), 3))
+        if vals:
+            level[:] = np.median(vals, axis=0)
+            coef = None if in_zone else _level_fit(terms[idx], np.array(vals))
+            if coef is not None:
+                level = terms @ coef
+        zone_levels[in_zone] = level
+    return {
+        s: np.where(profiles.river[s][:, None], zone_levels[True][k], zone_levels[False][k])
+        for k, s in enumerate(sections)
+    }
 
 
 PRINT_EXPLAIN_MAX = 2.0
