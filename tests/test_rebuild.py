@@ -381,3 +381,19 @@ def test_a_rule_broken_through_a_lightly_drawn_river_section_is_checked_by_a_per
     # Drawn strongly, the loop is the player's own rule break: scored as read, no doubt.
     strong = _read(loop, river=_ev(river, 1.0, HUES["purple"], over_river=1.0))
     assert not strong.sections[river].doubtful
+
+
+def test_a_lightly_marked_last_section_of_a_line_is_read_but_in_doubt() -> None:
+    # Just over half of it marked, lightly: at the line's end nothing else vouches for it.
+    last = _section("2,7-3,7")
+    light = dataclasses.replace(_ev(last, 0.55, HUES["purple"]), strength=0.1)
+    reading = _read({**OTHERS, "2,5-2,7": "purple"}, last=light)
+    assert reading.sections[last].colour == "purple"
+    assert reading.doubtful == (reading.sections[last],)
+    assert "end of the purple line" in reading.sections[last].reason
+    # The same marks inside the line, or a firm stroke at its end, are read without doubt.
+    inside = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, last=light)
+    assert inside.sections[last].colour == "purple"
+    assert not inside.doubtful
+    firm = _read({**OTHERS, "2,5-2,7": "purple"}, last=_ev(last, 0.55, HUES["purple"]))
+    assert not firm.doubtful

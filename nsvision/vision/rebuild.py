@@ -87,6 +87,10 @@ SURE_BRIDGE_FAINT = 0.5
 doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
+LIGHT_END_INK = 0.65
+"""Marked share under which a line's last section, drawn lightly, is in doubt."""
+LIGHT_END_STRENGTH = 0.15
+"""Mean density of the marks (OD) under which a line's last section counts as lightly drawn."""
 SHORT_SAMPLES = 12
 """Fewer measured positions than this (a short section between two large symbols) are too few to
 trust a section cut off from its line however marked: a compass spike's tip, a disc's edge."""
@@ -471,6 +475,7 @@ def rebuild(
     _reconnect(cut_off, decided, game_map)
     _shared_joins(decided, game_map)
     _river_rule_breaks(decided, evidence, game_map, options)
+    _light_line_ends(decided, evidence)
 
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
@@ -519,6 +524,26 @@ def _river_rule_breaks(
             c, f, _r, m = decided[s]
             if c is not None and f >= CONFIDENT:
                 decided[s] = (c, min(f, 0.6), f"read {c} over the Thames, which breaks a rule ({v.code})", m)
+
+
+def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> None:
+    """A line's last section on paper, marked lightly and not all along, is checked by a person.
+
+    Nothing else on the sheet vouches for the last section of a line: a section inside a line joins
+    its neighbours, but a light mark beyond a line's end (a guide tinted by the light, the edge of a
+    district border, a stroke run on past its station) lengthens the line on its own.
+    """
+    for colour in LINE_COLOURS:
+        mine = [s for s, d in decided.items() if d[0] == colour]
+        degree = Counter(p for s in mine for p in (s.a, s.b))
+        for s in mine:
+            ev = evidence[s]
+            at_end = degree[s.a] == 1 or degree[s.b] == 1
+            light = ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH and ev.over_river <= 0.5
+            c, f, _r, m = decided[s]
+            if at_end and light and f >= CONFIDENT:
+                reason = f"light pencil ({ev.ink:.0%} of it marked) at the end of the {colour} line"
+                decided[s] = (c, min(f, 0.7), reason, m)
 
 
 def _shared_joins(decided: dict[Section, Decision], game_map: GameMap) -> None:
