@@ -9,7 +9,7 @@ from nsvision.game.board import LINE_COLOURS, Section
 from nsvision.vision.detect import (
     PX_PER_PITCH,
     _evidence_one,
-    _pencil_profile,
+    _pencil_profiles,
     _print_levels,
     _Profiles,
     broad_background,
@@ -113,6 +113,6 @@ def test_a_light_stroke_beside_the_guide_is_measured_at_its_core_not_at_its_edge
         {SECTION: np.linspace(0.3, 0.7, n)},
         {SECTION: across},
     )
-    pencil = _pencil_profile(SECTION, profiles, np.tile(guide, (n, 1)), DIRS)
+    pencil = _pencil_profiles(profiles, {SECTION: np.tile(guide, (n, 1))}, DIRS)[SECTION]
     assert np.allclose(np.linalg.norm(pencil, axis=1), 0.1, atol=0.01)
     assert np.all(pencil @ purple > 0.98 * np.linalg.norm(pencil, axis=1))

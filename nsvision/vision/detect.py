@@ -682,26 +682,32 @@ def _explain_print(delta: np.ndarray, level: np.ndarray, dirs: np.ndarray) -> np
     return np.clip(delta - a_best[:, None] * g, 0.0, None)
 
 
-def _pencil_profile(s: Section, profiles: _Profiles, level: np.ndarray, dirs: np.ndarray) -> np.ndarray:
-    """Per sample: the pencil's chroma density once the print's own mark is explained away.
+def _pencil_profiles(
+    profiles: _Profiles, levels: Mapping[Section, np.ndarray], dirs: np.ndarray
+) -> dict[Section, np.ndarray]:
+    """Per section and sample: the pencil's chroma density once the print's own mark is explained away.
 
     On paper the offset taken across the section is the one with the most colour the print cannot
     explain, not the densest: a light stroke beside the guide adds to the guide's density only at
     its edge, and the densest offset is that edge over the guide, not the stroke's core (explained,
     it leaves a fraction of the stroke, its colour at the mercy of the fit). Over the Thames, the
-    densest offset (the band's own model is in ``_section_profiles``).
+    densest offset (the band's own model is in ``_section_profiles``). All sections at once.
     """
-    explained = _explain_print(profiles.delta[s], level, dirs)
-    chroma = profiles.across[s]
-    if not len(chroma) or profiles.river[s].all():
-        return explained
+    sections = list(profiles.delta)
+    ends = np.cumsum([len(profiles.delta[s]) for s in sections])[:-1]
+    level = np.concatenate([levels[s] for s in sections])
+    across = np.concatenate([profiles.across[s] for s in sections])
     g = level / np.maximum(np.linalg.norm(level, axis=1, keepdims=True), 1e-9)
-    unexplained = chroma - (chroma * g[:, None, :]).sum(axis=2, keepdims=True) * g[:, None, :]
+    unexplained = across - (across * g[:, None, :]).sum(axis=2, keepdims=True) * g[:, None, :]
     # Ties (nothing but print across the section) go to the densest offset.
-    pick = np.argmax(np.linalg.norm(unexplained, axis=2) + 1e-3 * chroma.sum(axis=2), axis=1)
-    picked = chroma[np.arange(len(chroma)), pick]
-    on_paper = _explain_print(_smooth_along(picked, profiles.valid[s]), level, dirs)
-    return np.where(profiles.river[s][:, None], explained, on_paper)
+    pick = np.argmax(np.linalg.norm(unexplained, axis=2) + 1e-3 * across.sum(axis=2), axis=1)
+    picked = np.split(across[np.arange(len(across)), pick], ends)
+    smoothed = np.concatenate([_smooth_along(p, profiles.valid[s]) for s, p in zip(sections, picked, strict=True)])
+    on_paper = _explain_print(smoothed, level, dirs)
+    densest = _explain_print(np.concatenate([profiles.delta[s] for s in sections]), level, dirs)
+    river = np.concatenate([profiles.river[s] for s in sections])
+    chosen = np.split(np.where(river[:, None], densest, on_paper), ends)
+    return dict(zip(sections, chosen, strict=True))
 
 
 def _noise_level(cleaned: dict[Section, np.ndarray], profiles: _Profiles) -> float:
@@ -777,7 +783,7 @@ def measure_sections(
     levels = profiles.printed if profiles.printed is not None else _print_levels(profiles)
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
-    cleaned = {s: _pencil_profile(s, profiles, levels[s], dirs) for s in profiles.delta}
+    cleaned = _pencil_profiles(profiles, levels, dirs)
     noise = _noise_level(cleaned, profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
