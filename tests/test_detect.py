@@ -9,7 +9,6 @@ from nsvision.game.board import LINE_COLOURS, Section
 from nsvision.vision.detect import (
     PX_PER_PITCH,
     _evidence_one,
-    _pencil_profiles,
     _print_levels,
     _Profiles,
     broad_background,
@@ -85,34 +84,10 @@ def test_the_print_level_follows_a_cast_across_the_sheet_and_ignores_the_drawn_s
             d = d + 0.3 * pencil_hues()["pink"]
         delta[s], valid[s], river[s] = d, np.ones(n, bool), np.zeros(n, bool)
         along[s] = np.linspace(0.3, 0.7, n)
-    levels = _print_levels(_Profiles(delta, valid, river, along, {s: d[:, None, :] for s, d in delta.items()}))
+    levels = _print_levels(_Profiles(delta, valid, river, along))
     # The upper quartile of a guide's noisy samples sits a little above its mean.
     errors = [float(np.abs(levels[s][0] - truth[s]).max()) for s in game_map.sections]
     assert max(errors) < 0.01
     west = [s for s in game_map.sections if max(s.a[0], s.b[0]) <= 1]
     east = [s for s in game_map.sections if min(s.a[0], s.b[0]) >= 8]
     assert np.mean([levels[s][0][1] for s in east]) - np.mean([levels[s][0][1] for s in west]) > 0.04
-
-
-def test_a_light_stroke_beside_the_guide_is_measured_at_its_core_not_at_its_edge_over_the_guide() -> None:
-    # Across the section: a tan guide on the centre offsets, a light purple stroke whose core is
-    # just off the guide and whose edge overlaps it. The edge over the guide is the densest offset.
-    n = 30
-    guide = 0.06 * np.array([0.1, 0.3, 0.95]) / np.linalg.norm([0.1, 0.3, 0.95])
-    purple = pencil_hues()["purple"]
-    across = np.zeros((n, 9, 3))
-    across[:, 3:6] = guide
-    across[:, 5] += 0.06 * purple
-    across[:, 6] = 0.1 * purple
-    assert int(np.argmax(across[0].sum(axis=1))) == 5
-    valid, river = np.ones(n, bool), np.zeros(n, bool)
-    profiles = _Profiles(
-        {SECTION: across[:, 5]},
-        {SECTION: valid},
-        {SECTION: river},
-        {SECTION: np.linspace(0.3, 0.7, n)},
-        {SECTION: across},
-    )
-    pencil = _pencil_profiles(profiles, {SECTION: np.tile(guide, (n, 1))}, DIRS)[SECTION]
-    assert np.allclose(np.linalg.norm(pencil, axis=1), 0.1, atol=0.01)
-    assert np.all(pencil @ purple > 0.98 * np.linalg.norm(pencil, axis=1))

@@ -448,16 +448,11 @@ class _Profiles:
     """On-line chroma density per section, as (samples, 3) arrays, and which samples count."""
 
     delta: dict[Section, np.ndarray]
-    """Per sample: the densest offset across the section, smoothed along it (on undrawn sections,
-    the print's own mark: what its level is learnt from)."""
     valid: dict[Section, np.ndarray]
     river: dict[Section, np.ndarray]
     """Per sample: inside the Thames zone, where the print under a section differs from plain paper."""
     along: dict[Section, np.ndarray]
     """Per sample: lattice units from the section's first station."""
-    across: dict[Section, np.ndarray]
-    """Per sample and offset across the section: the chroma density, (samples, offsets, 3), zero
-    where not measured."""
     printed: dict[Section, np.ndarray] | None = None
     """Per sample: the calibrated blank's chroma density at the same place, when there is a blank."""
 
@@ -499,7 +494,6 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     valid: dict[Section, np.ndarray] = {}
     river: dict[Section, np.ndarray] = {}
     printed: dict[Section, np.ndarray] = {}
-    across: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
         block = sampled[pos : pos + n_t * n_off].reshape(n_t, n_off, 3)
@@ -512,7 +506,6 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         # close alongside the Thames, the band's edge (teal, blue) is within the stroke search.
         beside = on_band & ~river[s][:, None]
         chroma = np.where((skip | lighter | beside)[..., None], 0.0, _chroma(np.clip(block, 0.0, None)))
-        across[s] = chroma
         # The densest offset inside the band: a wobbling stroke is not always on the centre line.
         pick = np.argmax(chroma.sum(axis=2), axis=1)
         picked = chroma[np.arange(n_t), pick]
@@ -528,7 +521,7 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
-    return _Profiles(out, valid, river, along, across, printed if blank is not None else None)
+    return _Profiles(out, valid, river, along, printed if blank is not None else None)
 
 
 SMOOTH = 0.1
@@ -682,34 +675,6 @@ def _explain_print(delta: np.ndarray, level: np.ndarray, dirs: np.ndarray) -> np
     return np.clip(delta - a_best[:, None] * g, 0.0, None)
 
 
-def _pencil_profiles(
-    profiles: _Profiles, levels: Mapping[Section, np.ndarray], dirs: np.ndarray
-) -> dict[Section, np.ndarray]:
-    """Per section and sample: the pencil's chroma density once the print's own mark is explained away.
-
-    On paper the offset taken across the section is the one with the most colour the print cannot
-    explain, not the densest: a light stroke beside the guide adds to the guide's density only at
-    its edge, and the densest offset is that edge over the guide, not the stroke's core (explained,
-    it leaves a fraction of the stroke, its colour at the mercy of the fit). Over the Thames, the
-    densest offset (the band's own model is in ``_section_profiles``). All sections at once.
-    """
-    sections = list(profiles.delta)
-    ends = np.cumsum([len(profiles.delta[s]) for s in sections])[:-1]
-    level = np.concatenate([levels[s] for s in sections])
-    across = np.concatenate([profiles.across[s] for s in sections])
-    g = level / np.maximum(np.linalg.norm(level, axis=1, keepdims=True), 1e-9)
-    unexplained = across - (across * g[:, None, :]).sum(axis=2, keepdims=True) * g[:, None, :]
-    # Ties (nothing but print across the section) go to the densest offset.
-    pick = np.argmax(np.linalg.norm(unexplained, axis=2) + 1e-3 * across.sum(axis=2), axis=1)
-    picked = np.split(across[np.arange(len(across)), pick], ends)
-    smoothed = np.concatenate([_smooth_along(p, profiles.valid[s]) for s, p in zip(sections, picked, strict=True)])
-    on_paper = _explain_print(smoothed, level, dirs)
-    densest = _explain_print(np.concatenate([profiles.delta[s] for s in sections]), level, dirs)
-    river = np.concatenate([profiles.river[s] for s in sections])
-    chosen = np.split(np.where(river[:, None], densest, on_paper), ends)
-    return dict(zip(sections, chosen, strict=True))
-
-
 def _noise_level(cleaned: dict[Section, np.ndarray], profiles: _Profiles) -> float:
     mags = [
         float(np.percentile(np.linalg.norm(d[profiles.valid[s]], axis=1), 75))
@@ -783,7 +748,7 @@ def measure_sections(
     levels = profiles.printed if profiles.printed is not None else _print_levels(profiles)
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
-    cleaned = _pencil_profiles(profiles, levels, dirs)
+    cleaned = {s: _explain_print(d, levels[s], dirs) for s, d in profiles.delta.items()}
     noise = _noise_level(cleaned, profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
