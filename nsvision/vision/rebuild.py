@@ -599,8 +599,8 @@ def _settle_by_rules(
     c, f, _r, m = decided[s]
     # Purple and pink differ only in how much red the pencil takes: whatever hides red (the dark
     # band, a light stroke, warm light clipping the paper's red) makes one look like the other, and
-    # a firmly drawn section the rules settle between them is read without doubt (right 26 times of
-    # 26 on the bench sets). Other pairs stay in doubt: blue/purple mends were wrong 5 times of 6.
+    # a firmly drawn section the rules settle between them is read without doubt (right 22 times of
+    # 22 on the bench sets). Other pairs stay in doubt: blue/purple mends were wrong 8 times of 8.
     sure = {c, other} == RED_ONLY_PAIR and evidence[s].ink >= STRONG
     reason = f"colour between {c} and {other}; in {c} the lines would break the rules"
     decided[s] = (other, _drawn_confidence(evidence[s].ink) if sure else min(f, 0.8), reason, m)
