@@ -22,8 +22,7 @@ Decisions use the evidence and the game's structure, never a silent guess:
    the same reasoning applies; faint marks leaving a line are in doubt; a section read in one
    colour that would join another line's pieces is in doubt (two pencils on one section read as one);
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
-   or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt, unless
-   it is firmly drawn and the two hues are purple and pink, told apart by red alone); a rule
+   or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
    still broken through a section over the Thames that is not strongly drawn is in doubt.
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
@@ -107,8 +106,6 @@ MEND_MARGIN = 0.9
 HUE_CONSISTENT = 0.96
 """A section's colour less similar than this to its pencil's hue learnt on the sheet is in doubt:
 drawn sections of one pencil agree far better (99 % above 0.99 on the benchmark's sheets)."""
-RED_ONLY_PAIR = frozenset({"purple", "pink"})
-"""The two pencils told apart by the red they absorb alone, which the band and the light can hide."""
 COLOUR_MARGIN = 0.3
 """Normalised lead of the nearest hue over the next (1 = on the hue, 0 = halfway) below which
 the colour is in doubt."""
@@ -464,7 +461,7 @@ def rebuild(
             if c is None and dep in (s.a, s.b) and evidence[s].ink >= FAINT_LINE_INK and nearest[s] == colour:
                 decided[s] = (c, min(f, 0.6), f"the {colour} line may be drawn faintly here", m)
 
-    if _settle_by_rules(decided, evidence, second_choice, game_map, options):
+    if _settle_by_rules(decided, second_choice, game_map, options):
         # The mended line is whole: the blank sections named as its possible joins are blank again.
         for s, (colour, before) in named_joins.items():
             if (
@@ -569,7 +566,6 @@ def _network(decided: Mapping[Section, Decision], options: GameOptions | None) -
 
 def _settle_by_rules(
     decided: dict[Section, Decision],
-    evidence: Mapping[Section, SegmentEvidence],
     second_choice: Mapping[Section, Colour],
     game_map: GameMap,
     options: GameOptions | None,
@@ -579,10 +575,9 @@ def _settle_by_rules(
 
     Between two close hues the pencil cannot choose; the construction rules can: read in one
     colour the lines break (a line in pieces, a second branch), read in the other they do not. The
-    best reading, and the score, follow the legal one; the section is put in doubt (a person
-    confirms it) unless it is firmly drawn between purple and pink. Nothing changes when the rules
-    are kept already, or when more than one section's change would mend them (the rules do not say
-    which). Returns whether a section was changed.
+    section is put in doubt (a person confirms it) but the best reading, and the score, follow the
+    legal one. Nothing changes when the rules are kept already, or when more than one section's
+    change would mend them (the rules do not say which). Returns whether a section was changed.
     """
     if not check_network(_network(decided, options), game_map):
         return False
@@ -597,13 +592,10 @@ def _settle_by_rules(
         return False
     s, other = mends[0]
     c, f, _r, m = decided[s]
-    # Purple and pink differ only in how much red the pencil takes: whatever hides red (the dark
-    # band, a light stroke, warm light clipping the paper's red) makes one look like the other, and
-    # a firmly drawn section the rules settle between them is read without doubt (right 22 times of
-    # 22 on the bench sets). Other pairs stay in doubt: blue/purple mends were wrong 8 times of 8.
-    sure = {c, other} == RED_ONLY_PAIR and evidence[s].ink >= STRONG
-    reason = f"colour between {c} and {other}; in {c} the lines would break the rules"
-    decided[s] = (other, _drawn_confidence(evidence[s].ink) if sure else min(f, 0.8), reason, m)
+    # Always in doubt, even between purple and pink, whose mends were right 22 times of 22 on the
+    # bench sets: read without doubt, they took away the only flag of a sheet whose real error (a
+    # line's last section with no mark) lay elsewhere.
+    decided[s] = (other, min(f, 0.8), f"colour between {c} and {other}; in {c} the lines would break the rules", m)
     return True
 
 
