@@ -19,8 +19,9 @@ Decisions use the evidence and the game's structure, never a silent guess:
    that reach a section choose between two close hues, and of those lines the one pencil that can
    look like the colour seen on the band (a dark band fades its dark channels) takes it; on paper
    under a coloured light, light strokes drift towards the tint the light gives the guides, and
-   the same reasoning applies; faint marks leaving a line are in doubt; a section read in one
-   colour that would join another line's pieces is in doubt (two pencils on one section read as one);
+   the same reasoning applies; faint marks leaving a line are in doubt, and so is a line's last
+   section when it is lightly marked (nothing else vouches for it); a section read in one colour
+   that would join another line's pieces is in doubt (two pencils on one section read as one);
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
    still broken through a section over the Thames that is not strongly drawn is in doubt.
