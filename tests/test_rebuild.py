@@ -397,3 +397,18 @@ def test_a_lightly_marked_last_section_of_a_line_is_read_but_in_doubt() -> None:
     assert not inside.doubtful
     firm = _read({**OTHERS, "2,5-2,7": "purple"}, last=_ev(last, 0.55, HUES["purple"]))
     assert not firm.doubtful
+
+
+def test_marks_too_light_for_ink_leaving_a_station_inside_a_line_are_put_in_doubt() -> None:
+    # A Railroad Switch lets a line branch from any of its stations: a faint branch is looked at.
+    branch = _section("2,5-3,6")
+    light = _read(
+        {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"}, branch=_ev(branch, 0.0, HUES["purple"], faint=0.7)
+    )
+    assert light.sections[branch].colour is None
+    assert light.sections[branch].doubtful
+    # Faint marks of another line's hue there are not that line's branch.
+    other = _read(
+        {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"}, branch=_ev(branch, 0.0, HUES["blue"], faint=0.7)
+    )
+    assert not other.doubtful

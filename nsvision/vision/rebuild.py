@@ -438,8 +438,9 @@ def rebuild(
         ):
             reach = on_line
         elif faint_means_pencil and ev.faint >= FAINT_EXTENSION_SHARE:
-            # Marks too light to count as ink only matter where a line ends: it may go on lightly.
-            reach = line_ends
+            # Marks too light to count as ink only matter next to a line: it may go on lightly from
+            # an end, or branch lightly from any of its stations (a Railroad Switch).
+            reach = on_line
         else:
             continue
         cand: Sequence[Colour] = (nearest[s],)
