@@ -412,10 +412,10 @@ def rebuild(
                 break
             _c, f, _r, m = decided[best]
             decided[best] = (colour, f, f"faint {colour} pencil that joins the two parts of the {colour} line", m)
-    # Faint pencil of a line's own hue leaving one of that line's stations may be its last section,
-    # drawn lightly: a person should look. Over the Thames the hue of faint pencil says little, so
-    # faint pencil there leaving any line's station is looked at.
-    degree = Counter((d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b))
+    # Faint pencil of a line's own hue leaving one of that line's stations may be its last section
+    # or a branch, drawn lightly: a person should look. Over the Thames the hue of faint pencil says
+    # little, so faint pencil there leaving any line's station is looked at.
+    degree = _line_degrees(decided)
     on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
     line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
     for s, (c, f, _r, m) in list(decided.items()):
@@ -535,17 +535,19 @@ def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section
     its neighbours, but a light mark beyond a line's end (a guide tinted by the light, the edge of a
     district border, a stroke run on past its station) lengthens the line on its own.
     """
-    for colour in LINE_COLOURS:
-        mine = [s for s, d in decided.items() if d[0] == colour]
-        degree = Counter(p for s in mine for p in (s.a, s.b))
-        for s in mine:
-            ev = evidence[s]
-            at_end = degree[s.a] == 1 or degree[s.b] == 1
-            light = ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH and ev.over_river <= 0.5
-            c, f, _r, m = decided[s]
-            if at_end and light and f >= CONFIDENT:
-                reason = f"light pencil ({ev.ink:.0%} of it marked) at the end of the {colour} line"
-                decided[s] = (c, min(f, 0.7), reason, m)
+    degree = _line_degrees(decided)
+    for s, (c, f, _r, m) in list(decided.items()):
+        if c is None or f < CONFIDENT:
+            continue
+        ev = evidence[s]
+        at_end = degree[(c, s.a)] == 1 or degree[(c, s.b)] == 1
+        if at_end and ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH and ev.over_river <= 0.5:
+            decided[s] = (c, min(f, 0.7), f"light pencil ({ev.ink:.0%} of it marked) at the end of the {c} line", m)
+
+
+def _line_degrees(decided: Mapping[Section, Decision]) -> Counter[tuple[Colour, Point]]:
+    """How many sections of each colour meet at each station (1: that line ends there)."""
+    return Counter((d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b))
 
 
 def _shared_joins(decided: dict[Section, Decision], game_map: GameMap) -> None:
