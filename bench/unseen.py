@@ -9,6 +9,7 @@ wrong without a flag; the last must stay 0, as on the known styles.
 
     python3 bench/unseen.py               # 60 sheets (40 photos, 20 scans), about 1 minute on 2 cores
     python3 bench/unseen.py --count 150
+    python3 bench/unseen.py --style mono  # the same plan, every sheet in one named untuned print
 """
 
 from __future__ import annotations
@@ -22,24 +23,26 @@ from typing import Any
 
 from accuracy import Case, grouped, outcome_cells, run_case  # bench/accuracy.py, beside this script
 
-from nsvision.render.style import UNSEEN_PREFIX
+from nsvision.render.style import UNSEEN_PREFIX, get_style
 
 
-def plan(count: int, seed: int) -> list[Case]:
-    """Two photos for every scan, over the strength sweep; style ``unseen-<i>`` for sheet ``i``."""
+def plan(count: int, seed: int, style: str | None = None) -> list[Case]:
+    """Two photos for every scan, over the strength sweep; style ``unseen-<i>`` for sheet ``i``, or
+    ``style`` for every sheet when one is named."""
     cases = []
     for i in range(count):
         mode = "scan" if i % 3 == 2 else "photo"
-        cases.append(Case(seed + i, mode, f"{UNSEEN_PREFIX}{seed + i}", round((i * 0.37) % 1.0, 3), None))
+        look = style or f"{UNSEEN_PREFIX}{seed + i}"
+        cases.append(Case(seed + i, mode, look, round((i * 0.37) % 1.0, 3), None))
     return cases
 
 
-def summarise(rows: list[dict[str, Any]]) -> str:
+def summarise(rows: list[dict[str, Any]], label: str = "unseen") -> str:
     lines = [
         "| set | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, rs in grouped(rows, lambda c: f"unseen/{c['mode']}").items():
+    for name, rs in grouped(rows, lambda c: f"{label}/{c['mode']}").items():
         lines.append(f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | {outcome_cells(rs)} |")
     return "\n".join(lines)
 
@@ -48,14 +51,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=60, help="sheets, each in its own style (default 60)")
     ap.add_argument("--seed", type=int, default=9000, help="first seed (default 9000)")
+    ap.add_argument("--style", help="render every sheet in this named style (say mono, slate) instead of random prints")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out" / "unseen.json"))
+    ap.add_argument("--out", help="per-sheet results (default bench/out/unseen.json, or unseen-STYLE.json)")
     args = ap.parse_args(argv)
+    if args.style is not None:
+        try:
+            get_style(args.style)
+        except KeyError as e:
+            ap.error(str(e.args[0]))
+    name = "unseen" if args.style is None else f"unseen-{args.style}"
+    out = Path(args.out or Path(__file__).resolve().parent / "out" / f"{name}.json")
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = list(pool.map(run_case, plan(args.count, args.seed)))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(rows, indent=1))
-    print(summarise(rows))
+        rows = list(pool.map(run_case, plan(args.count, args.seed, args.style)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(rows, indent=1))
+    print(summarise(rows, args.style or "unseen"))
     for r in rows:
         if not r["correct"] and not r["flagged"]:
             c = r["case"]

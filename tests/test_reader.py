@@ -223,3 +223,15 @@ def test_prints_nobody_tuned_the_reader_on(style: str, mode: str, strength: floa
     report = analyze_sheet(sample.pages[0].image, CAL)
     assert _station_error(report, sample.expected) < 0.05
     _assert_exact_or_flagged(report, sample.expected)
+
+
+@pytest.mark.parametrize(("seed", "mode", "strength"), [(9002, "scan", 0.74), (9013, "photo", 0.81)])
+def test_black_and_white_print(seed: int, mode: str, strength: float) -> None:
+    # A sheet printed in grey (home printer, photocopy): grey departure discs, a grey Thames, grey
+    # borders. Only the pencil has colour, and it is read as on the colour print.
+    sample = make_sample(CAL, seed, mode=mode, style="mono", strength=strength)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert _station_error(report, sample.expected) < 0.05
+    assert not report.needs_review
+    assert report.total == sample.expected["total"]
+    assert _read_sections(report) == _true_sections(sample.expected)

@@ -112,6 +112,23 @@ def test_styles_change_the_look_not_the_geometry(calibration: Calibration) -> No
     assert np.abs(p - c).sum() > 20
 
 
+def test_mono_is_the_print_in_grey(calibration: Calibration) -> None:
+    printed = render_blank(calibration, "print", 1.5)
+    mono = render_blank(calibration, "mono", 1.5).image.astype(int)
+    # Nothing printed keeps a colour, the geometry is the print's, the departure discs stay darker
+    # than the paper.
+    assert (mono.max(axis=2) - mono.min(axis=2)).max() == 0
+    assert mono.shape == printed.image.shape
+    value = _value(mono.astype(np.uint8))
+    for name in _ring_stations(calibration):
+        u, v = calibration.sheet.lattice_to_sheet(*map(int, name.split(",")))
+        assert _ring_contrast(value, printed.sheet_to_px(u, v), calibration.sheet.station_radius * 1.5) < 0.5
+    for colour in LINE_COLOURS:
+        u, v = calibration.sheet.lattice_to_sheet(*calibration.map.departure(colour))
+        x, y = printed.sheet_to_px(u + calibration.sheet.station_radius * 0.7, v)
+        assert mono[round(y), round(x), 0] < get_style("mono").paper_rgb[0] - 40
+
+
 def test_blank_sheets_are_cached_and_read_only(calibration: Calibration) -> None:
     a = render_blank(calibration, "print", 1.0)
     assert render_blank(calibration, "print", 1.0) is a

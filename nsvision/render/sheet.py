@@ -218,13 +218,13 @@ def _skyline(
         for wy in np.arange(base - bh + 4, base - 3, 6):
             for wx in np.arange(x + 3, x + bw - 3, 5):
                 if rng.random() < 0.55:
-                    cv.rect(float(wx), float(wy), 2, 2.5, (250, 226, 140))
+                    cv.rect(float(wx), float(wy), 2, 2.5, st.window_rgb)
         x += bw + float(rng.uniform(0, 3))
     # Landmarks: a clock tower, a dome, a glass spire and a big wheel.
     tx = x0 + 0.62 * w
     cv.rect(tx, base - 78, 12, 78, ink)
     cv.poly([(tx - 1, base - 78), (tx + 13, base - 78), (tx + 6, base - 100)], ink)
-    cv.circle((tx + 6, base - 66), 4, (250, 240, 200))
+    cv.circle((tx + 6, base - 66), 4, st.clock_rgb)
     dx = x0 + 0.36 * w
     cv.rect(dx - 20, base - 40, 40, 40, ink)
     cv.poly([(dx - 18 * math.cos(a), base - 40 - 18 * math.sin(a)) for a in np.linspace(0, math.pi, 24)], ink)

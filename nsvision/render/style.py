@@ -2,7 +2,8 @@
 
 Every style draws the same sheet geometry (``calibration.sheet``) in sheet units; a style only
 changes how it looks. ``"print"`` follows RULES.md §5 (the real print); ``"cream"`` is a
-deliberately different look so that the reader can be tested on a print it was not tuned on.
+deliberately different look so that the reader can be tested on a print it was not tuned on;
+``"slate"`` and ``"mono"`` (the print from a black-and-white printer) are never used for tuning.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ class SheetStyle:
     margin_rgb: RGB
     font: int
     """An OpenCV Hershey font id for labels and the title."""
+    window_rgb: RGB = (250, 226, 140)
+    """The lit windows of the header's skyline."""
+    clock_rgb: RGB = (250, 240, 200)
+    """The clock face on the header's tower."""
 
     def departure_colour(self, colour: Colour) -> RGB:
         return self.departure_rgb[LINE_COLOURS.index(colour)]
@@ -184,7 +189,30 @@ SLATE = dataclasses.replace(
 """A third print, never used to tune the reader: brown ink on blue-grey paper, a green river, pink
 borders, dashed guides. Calibration tests and ``bench/calibrated.py`` teach nsvision this print."""
 
-STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM, SLATE)}
+
+def monochrome(style: SheetStyle, name: str) -> SheetStyle:
+    """``style`` printed on a black-and-white printer (or photocopied): every printed colour becomes
+    the grey of its luminance. The departure discs, the Thames and the district borders keep their
+    place and lose their colour; only the pencil is coloured."""
+
+    def grey(value: object) -> object:
+        if isinstance(value, tuple) and len(value) == 3 and all(isinstance(v, int) for v in value):
+            r, g, b = value
+            level = round(0.299 * r + 0.587 * g + 0.114 * b)
+            return (level, level, level)
+        if isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
+            return tuple(grey(v) for v in value)
+        return value
+
+    colours = {f.name: grey(getattr(style, f.name)) for f in dataclasses.fields(style) if f.name != "name"}
+    return dataclasses.replace(style, name=name, **colours)  # type: ignore[arg-type]
+
+
+MONO = monochrome(PRINT, "mono")
+"""The real print's layout from a black-and-white printer or a photocopier, as many players print
+their sheets at home: grey discs, a grey Thames, grey borders. Never used to tune the reader."""
+
+STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM, SLATE, MONO)}
 """The known styles by name; ``"print"`` is the default."""
 
 
