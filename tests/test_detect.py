@@ -12,7 +12,9 @@ from nsvision.vision.detect import (
     _print_levels,
     _Profiles,
     broad_background,
+    clipped_loss,
     pencil_hues,
+    stroke_density,
     thames_band,
 )
 
@@ -91,3 +93,30 @@ def test_the_print_level_follows_a_cast_across_the_sheet_and_ignores_the_drawn_s
     west = [s for s in game_map.sections if max(s.a[0], s.b[0]) <= 1]
     east = [s for s in game_map.sections if min(s.a[0], s.b[0]) >= 8]
     assert np.mean([levels[s][0][1] for s in east]) - np.mean([levels[s][0][1] for s in west]) > 0.04
+
+
+def test_a_mark_on_paper_clipped_in_red_gets_back_the_red_it_lost() -> None:
+    # Cream paper under bright light: red reaches 255 over most of the sheet (a light gradient
+    # leaves one side unclipped). A purple stroke there loses part of its red against 255, which
+    # turns a light purple pink; what it lost is estimated from the paper's own colour.
+    h, w = 4 * PX_PER_PITCH, 8 * PX_PER_PITCH
+    paper = np.array([290.0, 240.0, 205.0])
+    light = np.linspace(0.82, 1.0, w)[None, :, None]
+    stroke = np.array([0.75, 0.55, 0.85])  # transmitted share of each channel
+    rows, cols = slice(h // 2 - 2, h // 2 + 3), slice(w - 3 * PX_PER_PITCH, w - PX_PER_PITCH)
+    linear = np.ones((h, w, 3)) * paper * light
+    linear[rows, cols] *= stroke
+    image = np.clip(np.round(linear), 0, 255).astype(np.uint8)
+    background = broad_background(image, PX_PER_PITCH)
+    lost = clipped_loss(image, background, np.ones((h, w), bool))
+    assert lost is not None
+    seen = stroke_density(image, background)[rows, cols].mean(axis=(0, 1))
+    true = -np.log(stroke)
+    back = seen + lost[rows, cols].mean(axis=(0, 1))
+    assert true[0] - seen[0] > 0.04  # red lost against the clipped paper
+    assert abs(back[0] - true[0]) < 0.02 and back[0] <= true[0] + 0.01  # mostly back, never too much
+    assert np.allclose(lost[..., 1:], 0.0)  # green and blue were never clipped
+    assert float(lost[: rows.start - 4].max()) == 0.0  # blank paper lost nothing
+    # Nothing clipped: nothing lost.
+    dim = (image * 0.9).astype(np.uint8)
+    assert clipped_loss(dim, broad_background(dim, PX_PER_PITCH), np.ones((h, w), bool)) is None

@@ -5,6 +5,8 @@ The map is first straightened into a canonical image where lattice point ``(x, y
 optical density relative to a median a little wider than a pencil stroke
 (``stroke_density``): the paper tone, light gradients, colour casts and every broad printed area
 (the Thames band, the discs) cancel, and what is left is pencil plus the print's own thin marks.
+Where the camera clipped the paper in a channel (red, on cream paper or under warm light), a
+mark's colour is measured with the density it lost there given back (``clipped_loss``).
 
 Those print marks are removed where the map data says they are, whatever the print looks like:
 each station's radially symmetric ring and halo, the district borders, the Thames' banks (found as
@@ -103,6 +105,9 @@ class Straightened:
     """(H, W, 3) thin-mark density of this print's blank sheet, when a calibration provides one."""
     band_density: tuple[float, float, float] | None = None
     """Optical density (R, G, B) of the Thames band over the paper, when a band was found."""
+    clip_extra: np.ndarray | None = None
+    """(H, W, 3) density a mark lost in channels where the camera clipped the paper (see
+    ``clipped_loss``), or ``None`` when nothing is clipped. Only a mark's colour uses it."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -177,7 +182,8 @@ def straighten(
     banks = river_banks(density, game_map, ppp, river)
     ignore = dark | banks | borders
     band, band_density = thames_band(background, river, ppp)
-    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density)
+    extra = clipped_loss(canon, background, ~(dark | river))
+    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -395,6 +401,56 @@ def broad_background(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     return cv2.medianBlur(image, max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1))
 
 
+CLIPPED = 250
+"""Background level (0–255) from which a channel of the paper is taken as clipped by the camera."""
+CLIP_RAMP = 10.0
+"""Levels below the clip over which a mark's lost density ramps up to the paper's estimated excess."""
+CLIP_MIN_SHARE = 0.02
+"""Least share of the paper unclipped in every channel to learn the paper's own colour from it."""
+CLIP_RATIO_PERCENTILE = 25
+"""Percentile of the paper's ratio between two channels (where unclipped) taken for a clipped one."""
+CLIP_MAX_GAIN = 1.1
+"""At most this much brighter than 255 is a clipped channel's paper taken to be."""
+
+
+def clipped_loss(image: np.ndarray, background: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
+    """Density a mark loses in the channels where the camera clipped the paper.
+
+    An exposed sheet often reaches 255 in one channel (red on cream paper or under warm light):
+    a mark there is measured against 255, not against the brighter paper, and a light stroke
+    loses that channel (a light purple looks pink). The paper has one colour: where no channel is
+    clipped, its ratio between channels is measured, and in a clipped channel its level follows
+    from the unclipped ones. The estimate errs low (a lower quartile of the ratio, at most
+    ``CLIP_MAX_GAIN``). ``None`` when nothing is clipped or the paper is clipped everywhere.
+    """
+    bg = background.astype(np.float32)
+    clipped = bg >= CLIPPED
+    if not clipped[paper].any():
+        return None
+    free = paper & ~clipped.any(axis=2) & (bg.min(axis=2) > 40)
+    if free.sum() < CLIP_MIN_SHARE * paper.sum():
+        return None
+    logs = np.log(bg + 4.0)
+    extra = np.zeros_like(bg)
+    ramp = np.clip((CLIPPED - image.astype(np.float32)) / CLIP_RAMP, 0.0, 1.0)
+    for c in range(3):
+        if not clipped[..., c].any():
+            continue
+        est_sum = np.zeros(bg.shape[:2], np.float32)
+        est_n = np.zeros(bg.shape[:2], np.float32)
+        for d in range(3):
+            if d == c:
+                continue
+            ratio = float(np.percentile(logs[..., c][free] - logs[..., d][free], CLIP_RATIO_PERCENTILE))
+            ok = ~clipped[..., d]
+            est_sum += np.where(ok, logs[..., d] + ratio, 0.0)
+            est_n += ok
+        est = np.minimum(est_sum / np.maximum(est_n, 1.0), np.log(259.0 * CLIP_MAX_GAIN))
+        gain = np.where(clipped[..., c] & (est_n > 0), np.maximum(est - logs[..., c], 0.0), 0.0)
+        extra[..., c] = gain * ramp[..., c]
+    return extra
+
+
 def stroke_density(image: np.ndarray, background: np.ndarray) -> np.ndarray:
     """Optical density of thin marks relative to their surroundings: ``-log(image / background)``.
 
@@ -455,6 +511,8 @@ class _Profiles:
     """Per sample: lattice units from the section's first station."""
     printed: dict[Section, np.ndarray] | None = None
     """Per sample: the calibrated blank's chroma density at the same place, when there is a blank."""
+    colour_shift: dict[Section, np.ndarray] | None = None
+    """Per sample: what the density lost to a clipped paper channel adds to the mark's chroma."""
 
 
 def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float) -> _Profiles:
@@ -486,6 +544,8 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     xs, ys = np.concatenate(coords_x), np.concatenate(coords_y)
     sampled = _sample(straight.density, xs, ys)
     blank = _sample(straight.print_density, xs, ys) if straight.print_density is not None else None
+    lost = _sample(straight.clip_extra, xs, ys) if straight.clip_extra is not None else None
+    shifts: dict[Section, np.ndarray] = {}
     ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
     in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
     n_off = len(offsets_center)
@@ -515,13 +575,21 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
             # beside it keeps it. Across the stroke, each channel's densest sample is the pencil's.
             dense = np.where((skip | lighter)[..., None], 0.0, np.clip(block, 0.0, None)).max(axis=1)
             picked = np.where(river[s][:, None], _chroma(dense), picked)
+        if lost is not None:
+            raw = np.clip(block[np.arange(n_t), pick], 0.0, None)
+            more = lost[pos - n_t * n_off : pos].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
+            shift = _chroma(raw + more) - _chroma(raw)
+            shift[river[s] | ~picked.any(axis=1)] = 0.0
+            shifts[s] = _smooth_along(shift, ~skip[:, centre])
         if blank is not None:
             under = _chroma(blank[pos - n_t * n_off : pos].reshape(n_t, n_off, 3))
             printed[s] = _smooth_along(under[np.arange(n_t), pick], ~skip[:, centre])
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
-    return _Profiles(out, valid, river, along, printed if blank is not None else None)
+    return _Profiles(
+        out, valid, river, along, printed if blank is not None else None, shifts if lost is not None else None
+    )
 
 
 SMOOTH = 0.1
@@ -685,9 +753,17 @@ def _noise_level(cleaned: dict[Section, np.ndarray], profiles: _Profiles) -> flo
 
 
 def _evidence_one(
-    s: Section, delta: np.ndarray, dirs: np.ndarray, stroke_min: float, river: np.ndarray | None = None
+    s: Section,
+    delta: np.ndarray,
+    dirs: np.ndarray,
+    stroke_min: float,
+    river: np.ndarray | None = None,
+    colours: np.ndarray | None = None,
 ) -> SegmentEvidence:
+    """One section's evidence from its samples' chroma ``delta``; ``colours`` (default ``delta``)
+    is what the marks' colour is measured on."""
     n = len(delta)
+    colours = delta if colours is None else colours
     if n == 0:
         return SegmentEvidence(s, 0, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
     mag = np.linalg.norm(delta, axis=1)
@@ -700,7 +776,7 @@ def _evidence_one(
         if not faint.any():
             return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
         # No mark reaches the threshold: the colour is that of the faint marks, if any.
-        return SegmentEvidence(s, n, 0.0, 0.0, 0.0, _median_colour(delta[faint]), faint=float(faint.mean()))
+        return SegmentEvidence(s, n, 0.0, 0.0, 0.0, _median_colour(colours[faint]), faint=float(faint.mean()))
     where = np.flatnonzero(inked)
     return SegmentEvidence(
         s,
@@ -708,7 +784,7 @@ def _evidence_one(
         float(inked.mean()),
         _longest_run(inked) / n,
         float(mag[inked].mean()),
-        _median_colour(delta[inked]),
+        _median_colour(colours[inked]),
         span=float(where[-1] - where[0] + 1) / n,
         faint=float(faint.mean()),
     )
@@ -758,7 +834,9 @@ def measure_sections(
         # section has enough samples on plain paper those decide.
         if (use & ~profiles.river[s]).sum() >= OUTSIDE_RIVER_MIN:
             use = use & ~profiles.river[s]
-        ev = _evidence_one(s, cleaned[s][use], dirs, stroke_min, profiles.river[s][use])
+        shift = profiles.colour_shift[s][use] if profiles.colour_shift is not None else None
+        colours = None if shift is None else np.clip(cleaned[s][use] + shift, 0.0, None)
+        ev = _evidence_one(s, cleaned[s][use], dirs, stroke_min, profiles.river[s][use], colours)
         share = float(profiles.river[s][use].mean()) if use.any() else 0.0
         return replace(ev, over_river=share)
 
