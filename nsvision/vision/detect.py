@@ -405,6 +405,8 @@ CLIPPED = 250
 """Background level (0–255) from which a channel of the paper is taken as clipped by the camera."""
 CLIP_RAMP = 10.0
 """Levels below the clip over which a mark's lost density ramps up to the paper's estimated excess."""
+CLIP_STEP = 4
+"""Pixels between the places where the clipped paper's level is worked out (it changes slowly)."""
 CLIP_MIN_SHARE = 0.02
 """Least share of the paper unclipped in every channel to learn the paper's own colour from it."""
 CLIP_RATIO_PERCENTILE = 25
@@ -423,7 +425,9 @@ def clipped_loss(image: np.ndarray, background: np.ndarray, paper: np.ndarray) -
     from the unclipped ones. The estimate errs low (a lower quartile of the ratio, at most
     ``CLIP_MAX_GAIN``). ``None`` when nothing is clipped or the paper is clipped everywhere.
     """
-    bg = background.astype(np.float32)
+    # The paper's level is smooth: worked out on every fourth pixel, then brought back to full size.
+    bg = background[::CLIP_STEP, ::CLIP_STEP].astype(np.float32)
+    paper = paper[::CLIP_STEP, ::CLIP_STEP]
     clipped = bg >= CLIPPED
     if not clipped[paper].any():
         return None
@@ -431,8 +435,7 @@ def clipped_loss(image: np.ndarray, background: np.ndarray, paper: np.ndarray) -
     if free.sum() < CLIP_MIN_SHARE * paper.sum():
         return None
     logs = np.log(bg + 4.0)
-    extra = np.zeros_like(bg)
-    ramp = np.clip((CLIPPED - image.astype(np.float32)) / CLIP_RAMP, 0.0, 1.0)
+    gain = np.zeros_like(bg)
     for c in range(3):
         if not clipped[..., c].any():
             continue
@@ -446,9 +449,11 @@ def clipped_loss(image: np.ndarray, background: np.ndarray, paper: np.ndarray) -
             est_sum += np.where(ok, logs[..., d] + ratio, 0.0)
             est_n += ok
         est = np.minimum(est_sum / np.maximum(est_n, 1.0), np.log(259.0 * CLIP_MAX_GAIN))
-        gain = np.where(clipped[..., c] & (est_n > 0), np.maximum(est - logs[..., c], 0.0), 0.0)
-        extra[..., c] = gain * ramp[..., c]
-    return extra
+        gain[..., c] = np.where(clipped[..., c] & (est_n > 0), np.maximum(est - logs[..., c], 0.0), 0.0)
+    h, w = image.shape[:2]
+    full = cv2.resize(gain, (w, h), interpolation=cv2.INTER_NEAREST)
+    ramp = np.clip((CLIPPED - image.astype(np.float32)) / CLIP_RAMP, 0.0, 1.0)
+    return (full * ramp).astype(np.float32)
 
 
 def stroke_density(image: np.ndarray, background: np.ndarray) -> np.ndarray:
