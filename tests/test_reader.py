@@ -19,7 +19,7 @@ from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
 from nsvision.game.board import LINE_COLOURS
 from nsvision.pipeline import SheetReport, analyze_file, analyze_sheet
-from nsvision.render.sample import make_sample
+from nsvision.render.sample import make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
 from nsvision.vision.register import register
 
@@ -235,3 +235,16 @@ def test_black_and_white_print(seed: int, mode: str, strength: float) -> None:
     assert not report.needs_review
     assert report.total == sample.expected["total"]
     assert _read_sections(report) == _true_sections(sample.expected)
+
+
+def test_light_purple_on_paper_clipped_in_red_reads_purple(tmp_path: Path) -> None:
+    # A cream photo whose paper reaches 255 in red over most of the sheet, saved as the phone's
+    # JPEG: a light purple stroke measured against 255 lost its red and read pink (three sections
+    # of this sheet did). The paper's colour where it is unclipped gives the red back.
+    sample = make_sample(CAL, 101043, mode="photo", style="cream", strength=0.544)
+    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
+    report = analyze_file(image, CAL)[0]
+    purple = {s.name for s in report.network.sections("purple")}
+    assert {"0,5-0,7", "1,4-2,5", "2,7-3,6"} <= purple
+    assert _read_sections(report) == _true_sections(sample.expected)
+    assert report.total == sample.expected["total"]
