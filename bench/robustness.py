@@ -5,16 +5,18 @@ pictures go through more: the phone sharpens and denoises, the white balance mis
 sends the picture shrinks it and compresses it hard, a hand shakes. This bench renders photos from
 the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
-``analyze_file``). Reported per change: sheets, maps found, totals exactly right, sheets fully
-right, flagged for review, and wrong without a flag (which must stay 0).
+``analyze_file``). Two more reads leave something on the sheet: a pen over a line's last section,
+a green pencil across the map. Reported per change: sheets, maps found, totals exactly right,
+sheets fully right, flagged for review, and wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 11 changes, about 8 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 13 changes, about 10 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -25,6 +27,9 @@ from typing import Any
 import cv2
 import numpy as np
 from accuracy import Case, outcome_cells, plan, read_sample, transformed, unsharp  # beside this script
+
+from nsvision.game.board import LINE_COLOURS
+from nsvision.render.sample import Sample
 
 Image = np.ndarray
 
@@ -68,6 +73,58 @@ VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
 """Each change: a function of the RGB pixels, and the JPEG quality it is saved at (None: the photo's own)."""
 
 
+Ends = Callable[[Sample], tuple[np.ndarray, np.ndarray]]
+
+
+def _lattice_to_px(sample: Sample) -> np.ndarray:
+    """The affine map (2x3) from lattice coordinates to picture pixels that best fits the stations."""
+    xy = sample.expected["map_position"]["stations_px"]
+    lattice = np.array([[*map(float, name.split(",")), 1.0] for name in xy])
+    affine, *_ = np.linalg.lstsq(lattice, np.array(list(xy.values()), np.float64), rcond=None)
+    return affine.T
+
+
+def _laid_over(sample: Sample, ends: Ends, rgb: tuple[int, int, int]) -> Sample:
+    """The sample with an opaque bar (a pen, a pencil) 0.45 pitch wide between two lattice points."""
+    affine = _lattice_to_px(sample)
+    pitch = float(np.hypot(*affine[:, 0]))
+    a, b = (affine @ np.array([*p, 1.0]) for p in ends(sample))
+    pages = []
+    for page in sample.pages:
+        im = page.image.copy()
+        cv2.line(im, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), rgb, max(3, int(0.45 * pitch)), cv2.LINE_AA)
+        # Written upright: the EXIF orientation of a rotated phone photo no longer applies.
+        pages.append(dataclasses.replace(page, image=im, stored=im, exif_orientation=1))
+    return dataclasses.replace(sample, pages=tuple(pages))
+
+
+def _line_end(sample: Sample) -> tuple[np.ndarray, np.ndarray]:
+    """Station to station over a line's last section (the longest line's)."""
+    lines = sample.expected["network"]["lines"]
+    for colour in sorted(LINE_COLOURS, key=lambda c: -len(lines[c])):
+        for s in lines[colour]:
+            if any(sum(p in t for t in lines[colour]) == 1 for p in s):
+                a, b = (np.array([float(v) for v in p.split(",")]) for p in s)
+                return a, b
+    return np.array([0.0, 0.0]), np.array([9.0, 9.0])
+
+
+def _across(sample: Sample) -> tuple[np.ndarray, np.ndarray]:
+    """Four pitches long, somewhere over the map at some angle (drawn from the sheet's seed)."""
+    rng = np.random.default_rng(sample.expected["seed"])
+    centre = rng.uniform(2.0, 7.0, 2)
+    angle = rng.uniform(0, np.pi)
+    half = 2.0 * np.array([np.cos(angle), np.sin(angle)])
+    return centre - half, centre + half
+
+
+OBJECTS: dict[str, Callable[[Sample], Sample]] = {
+    "a pen lying on a line's end": lambda s: _laid_over(s, _line_end, (38, 36, 44)),
+    "a green pencil lying across": lambda s: _laid_over(s, _across, (46, 150, 70)),
+}
+"""Things left on the sheet: what they hide must be put in doubt, never read as blank paper."""
+
+
 def photos(count: int, seed: int) -> list[Case]:
     """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
     every = [c for c in plan(240, seed) if c.mode == "photo"]
@@ -82,7 +139,7 @@ def run_case(case: Case) -> list[dict[str, Any]]:
     return [
         {"case": case.__dict__, "variant": name, **read_sample(transformed(sample, change, quality), "jpg")}
         for name, (change, quality) in VARIANTS.items()
-    ]
+    ] + [{"case": case.__dict__, "variant": name, **read_sample(lay(sample), "jpg")} for name, lay in OBJECTS.items()]
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:
@@ -90,7 +147,7 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "| change | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in VARIANTS:
+    for name in [*VARIANTS, *OBJECTS]:
         rs = [r for r in rows if r["variant"] == name]
         lines.append(f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | {outcome_cells(rs)} |")
     return "\n".join(lines)

@@ -193,6 +193,12 @@ def review_reasons(reading: Reading, registration: Registration) -> tuple[str, .
     if reading.doubtful:
         names = ", ".join(r.section.name for r in reading.doubtful)
         reasons.append(f"{len(reading.doubtful)} section(s) could not be read with confidence: {names}")
+    hidden = [r.section.name for r in reading.sections.values() if r.evidence.hidden > 0]
+    if hidden:
+        reasons.append(
+            f"part of the map shows neither print nor pencil (on {', '.join(hidden)}): something may lie over "
+            "the sheet there, or that part is out of the picture; clear the sheet and take the picture again"
+        )
     total = len(registration.station_xy_px)
     if registration.stations_found < MIN_FOUND_FRACTION * total:
         reasons.append(

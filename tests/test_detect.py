@@ -9,6 +9,7 @@ from nsvision.game.board import LINE_COLOURS, Section
 from nsvision.vision.detect import (
     PX_PER_PITCH,
     _evidence_one,
+    _hidden_shares,
     _print_levels,
     _Profiles,
     broad_background,
@@ -120,3 +121,37 @@ def test_a_mark_on_paper_clipped_in_red_gets_back_the_red_it_lost() -> None:
     # Nothing clipped: nothing lost.
     dim = (image * 0.9).astype(np.uint8)
     assert clipped_loss(dim, broad_background(dim, PX_PER_PITCH), np.ones((h, w), bool)) is None
+
+
+def _presence_profiles(level: float) -> tuple[_Profiles, list[Section]]:
+    """Every section 80 positions long on paper, its guide showing at ``level`` all along."""
+    game_map = load_calibration().map
+    sections = list(game_map.sections)
+    n = 80
+    presence = {s: np.full(n, level, np.float32) for s in sections}
+    valid = {s: np.ones(n, bool) for s in sections}
+    river = {s: np.zeros(n, bool) for s in sections}
+    zeros = {s: np.zeros((n, 3), np.float32) for s in sections}
+    along = {s: np.arange(n) / PX_PER_PITCH for s in sections}
+    return _Profiles(zeros, valid, river, along, presence=presence), sections
+
+
+def test_a_stretch_showing_neither_guide_nor_pencil_is_hidden_a_dim_one_is_not() -> None:
+    profiles, sections = _presence_profiles(0.2)
+    covered, dim, on_band, short = sections[:4]
+    assert profiles.presence is not None
+    profiles.presence[covered][20:60] = 0.01  # half a pitch under something opaque
+    profiles.presence[dim][:] = 0.1  # a guide at half the sheet's contrast (blur, a light print)
+    profiles.presence[on_band][:] = 0.0  # on the Thames band a guide may be lighter than the band
+    profiles.river[on_band][:] = True
+    profiles.valid[short][5:] = False  # five positions between two big symbols: too few to tell
+    profiles.presence[short][:] = 0.0
+    hidden = _hidden_shares(profiles)
+    assert hidden == {covered: 0.5}
+    # A stretch shorter than HIDDEN_RUN (a gap in the guide's dashes, a mask) hides nothing.
+    profiles.presence[covered][20:60] = 0.2
+    profiles.presence[covered][30:45] = 0.01
+    assert _hidden_shares(profiles) == {}
+    # A print whose guides do not show at all tells nothing this way.
+    faint, _ = _presence_profiles(0.01)
+    assert _hidden_shares(faint) == {}

@@ -21,6 +21,7 @@ from nsvision.game.board import LINE_COLOURS
 from nsvision.pipeline import SheetReport, analyze_file, analyze_sheet
 from nsvision.render.sample import make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
+from nsvision.vision.load import load_page
 from nsvision.vision.register import register
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -248,3 +249,47 @@ def test_light_purple_on_paper_clipped_in_red_reads_purple(tmp_path: Path) -> No
     assert {"0,5-0,7", "1,4-2,5", "2,7-3,6"} <= purple
     assert _read_sections(report) == _true_sections(sample.expected)
     assert report.total == sample.expected["total"]
+
+
+def _line_end(expected: dict) -> tuple[str, str]:
+    """A line's last section: one of its stations is on no other section of that line."""
+    for colour in LINE_COLOURS:
+        sections = [tuple(s) for s in expected["network"]["lines"][colour]]
+        for s in sections:
+            if any(sum(p in t for t in sections) == 1 for p in s):
+                return s[0], s[1]
+    raise AssertionError("no line in this sample")
+
+
+def test_something_lying_over_a_line_puts_what_it_hides_in_doubt() -> None:
+    # A pen left on the sheet over a line's last section: under it neither pencil nor the printed
+    # guide shows, and the line simply looked shorter (two points lost, no flag). A deep shadow
+    # elsewhere darkens the picture but leaves the guides' contrast: nothing is hidden there.
+    folder = SAMPLES / "photo-ordinary"
+    expected = json.loads((folder / "expected.json").read_text())
+    page = load_page(folder / expected["image"])
+    clean = analyze_sheet(page, CAL)
+    assert clean.reading is not None and clean.registration is not None
+    assert not any(r.evidence.hidden for r in clean.reading.sections.values())
+
+    xy = {f"{p[0]},{p[1]}": np.array(v) for p, v in clean.registration.station_xy_px.items()}
+    pitch = clean.registration.pitch_px
+    image = page.image.astype(np.float32)
+    # A hand's shadow over the top half of the map, 55 % deep, with a soft edge.
+    top = min(v[1] for v in xy.values())
+    rows = np.arange(image.shape[0], dtype=np.float32)
+    depth = 0.55 * np.clip((top + 4.5 * pitch - rows) / pitch, 0.0, 1.0)
+    shaded = np.clip(image * (1.0 - depth)[:, None, None], 0, 255).astype(np.uint8)
+    in_shadow = analyze_sheet(shaded, CAL)
+    assert in_shadow.reading is not None
+    assert not any(r.evidence.hidden for r in in_shadow.reading.sections.values())
+
+    a, b = _line_end(expected)
+    pa, pb = xy[a], xy[b]
+    pen = shaded.copy()
+    cv2.line(pen, tuple(int(v) for v in pa), tuple(int(v) for v in pb), (38, 36, 44), int(0.45 * pitch))
+    report = analyze_sheet(pen, CAL)
+    name = "-".join(sorted((a, b), key=lambda n: tuple(map(int, n.split(",")))))
+    assert report.needs_review
+    assert name in report.doubtful_sections
+    assert any("something may lie over" in r for r in report.review_reasons)

@@ -108,6 +108,9 @@ class Straightened:
     clip_extra: np.ndarray | None = None
     """(H, W, 3) density a mark lost in channels where the camera clipped the paper (see
     ``clipped_loss``), or ``None`` when nothing is clipped. Only a mark's colour uses it."""
+    washed_out: np.ndarray | None = None
+    """(H, W) bool: the surround is clipped in every channel, so even the printed guides barely
+    show there; whether the map is seen at all is not judged there (see ``HIDDEN_FRACTION``)."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -183,7 +186,8 @@ def straighten(
     ignore = dark | banks | borders
     band, band_density = thames_band(background, river, ppp)
     extra = clipped_loss(canon, background, ~(dark | river))
-    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra)
+    washed_out = background.min(axis=2) >= CLIPPED
+    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra, washed_out)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -489,6 +493,9 @@ class SegmentEvidence:
     faint: float = 0.0
     """Fraction of positions carrying pencil-coloured marks at ``FAINT_FRACTION`` of the threshold: a
     light stroke that a photo's noise hides from ``ink`` still shows here, all along the section."""
+    hidden: float = 0.0
+    """Share of the positions on paper in a long stretch where neither the printed guide nor pencil
+    shows: something lies over the map there (a pencil, a pen, a finger), see ``HIDDEN_FRACTION``."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -501,6 +508,7 @@ class SegmentEvidence:
             "over_river": round(self.over_river, 3),
             "span": round(self.span, 3),
             "faint": round(self.faint, 3),
+            "hidden": round(self.hidden, 3),
         }
 
 
@@ -518,6 +526,9 @@ class _Profiles:
     """Per sample: the calibrated blank's chroma density at the same place, when there is a blank."""
     colour_shift: dict[Section, np.ndarray] | None = None
     """Per sample: what the density lost to a clipped paper channel adds to the mark's chroma."""
+    presence: dict[Section, np.ndarray] | None = None
+    """Per sample: the densest mark of any colour, grey included, across the section, averaged over
+    ``HIDDEN_WINDOW`` (the printed guide's dashes, or pencil, show here wherever the map is seen)."""
 
 
 def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float) -> _Profiles:
@@ -553,12 +564,18 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     shifts: dict[Section, np.ndarray] = {}
     ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
     in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
+    washed = (
+        _sample(straight.washed_out.astype(np.float32), xs, ys)[:, 0] > 0.5
+        if straight.washed_out is not None
+        else np.zeros(len(xs), bool)
+    )
     n_off = len(offsets_center)
     centre = n_off // 2
     out: dict[Section, np.ndarray] = {}
     valid: dict[Section, np.ndarray] = {}
     river: dict[Section, np.ndarray] = {}
     printed: dict[Section, np.ndarray] = {}
+    presence: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
         block = sampled[pos : pos + n_t * n_off].reshape(n_t, n_off, 3)
@@ -592,8 +609,19 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
+        # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
+        seen = np.abs(block).max(axis=(1, 2))[:, None]
+        presence[s] = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
+        # Where the paper is clipped white the guides fade: not a place to tell whether the map shows.
+        presence[s][washed[pos - n_t * n_off : pos].reshape(n_t, n_off)[:, centre]] = np.nan
     return _Profiles(
-        out, valid, river, along, printed if blank is not None else None, shifts if lost is not None else None
+        out,
+        valid,
+        river,
+        along,
+        printed if blank is not None else None,
+        shifts if lost is not None else None,
+        presence,
     )
 
 
@@ -603,11 +631,37 @@ SMOOTH = 0.1
 
 SMOOTH_SAMPLES = max(3, round(SMOOTH * PX_PER_PITCH) | 1)
 
+HIDDEN_WINDOW = 0.3
+"""Lattice units over which marks are averaged to tell whether the map is seen at all: longer than a
+guide's dash and the gap after it, so a blank guide always shows."""
 
-def _smooth_along(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
+HIDDEN_WINDOW_SAMPLES = round(HIDDEN_WINDOW * PX_PER_PITCH) | 1
+
+HIDDEN_FRACTION = 0.15
+"""A stretch on paper whose marks stay under this share of the sheet's typical blank guide shows
+neither print nor pencil: something opaque lies over the map, or that part is out of the picture.
+Light and shadow leave a guide's density (a ratio to its surroundings) as it is, blur lowers it
+(the faintest blank guides of blurred photos measured: a fifth of the sheet's typical one); a pen
+or a pencil lying on the sheet leaves 0.01–0.07 of it, and nothing of the pencil under it. Where
+the paper is clipped white the guides fade too: those positions are not judged."""
+
+HIDDEN_RUN = 0.3
+"""Lattice units such a stretch must run for (a section shorter than that: ``HIDDEN_RUN_SHARE`` of it)."""
+
+HIDDEN_RUN_SHARE = 0.8
+"""Share of a short section's positions on paper that must be hidden in one stretch."""
+
+HIDDEN_MIN_SAMPLES = 10
+"""Fewest positions of such a stretch: on the shortest sections a dash may fall in a mask."""
+
+HIDDEN_MIN_LEVEL = 0.03
+"""Typical blank-guide density (OD) under which a print's guides are too faint to see the map by them."""
+
+
+def _smooth_along(values: np.ndarray, ok: np.ndarray, window: int = SMOOTH_SAMPLES) -> np.ndarray:
     """Moving average of ``values`` over the valid samples only (invalid ones neither give nor take)."""
     # np.convolve's "same" output is as long as the longer input: never let the window outgrow the data.
-    w = np.ones(max(1, min(SMOOTH_SAMPLES, len(values) - 1 + len(values) % 2)), np.float32)
+    w = np.ones(max(1, min(window, len(values) - 1 + len(values) % 2)), np.float32)
     weights = np.convolve(ok.astype(np.float32), w, mode="same")
     sums = np.stack([np.convolve(values[:, k] * ok, w, mode="same") for k in range(values.shape[1])], axis=1)
     return (sums / np.maximum(weights, 1.0)[:, None]).astype(np.float32)
@@ -845,7 +899,8 @@ def measure_sections(
         share = float(profiles.river[s][use].mean()) if use.any() else 0.0
         return replace(ev, over_river=share)
 
-    first = {s: measure(s, None) for s in profiles.delta}
+    hidden = _hidden_shares(profiles)
+    first = {s: replace(measure(s, None), hidden=hidden.get(s, 0.0)) for s in profiles.delta}
     out = dict(first)
     for s in profiles.delta:
         drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
@@ -854,5 +909,37 @@ def measure_sections(
         skip = np.zeros(len(profiles.along[s]), dtype=bool)
         for t in drawn_partners:
             skip |= np.abs(profiles.along[s] - _crossing_at(s, t)) < CROSSING_SKIP
-        out[s] = measure(s, skip)
+        out[s] = replace(measure(s, skip), hidden=first[s].hidden)
+    return out
+
+
+def _hidden_shares(profiles: _Profiles) -> dict[Section, float]:
+    """Per section, the share of its positions on paper in a long stretch showing neither the
+    printed guide nor pencil (see ``HIDDEN_FRACTION``); sections without such a stretch are left out.
+
+    The typical blank guide is the median, over sections, of each one's median mark on paper: most
+    potential sections are not drawn. A print whose guides barely show tells nothing this way.
+    """
+    if profiles.presence is None:
+        return {}
+    paper = {s: profiles.valid[s] & ~profiles.river[s] & ~np.isnan(profiles.presence[s]) for s in profiles.delta}
+    typical = [float(np.median(profiles.presence[s][paper[s]])) for s in profiles.delta if paper[s].sum() >= 5]
+    level = float(np.median(typical)) if typical else 0.0
+    if level < HIDDEN_MIN_LEVEL:
+        return {}
+    longest = round(HIDDEN_RUN * PX_PER_PITCH)
+    out: dict[Section, float] = {}
+    for s, on_paper in paper.items():
+        n = int(on_paper.sum())
+        need = min(longest, max(HIDDEN_MIN_SAMPLES, int(np.ceil(HIDDEN_RUN_SHARE * n))))
+        if n < need:
+            continue
+        unseen = on_paper & (profiles.presence[s] < HIDDEN_FRACTION * level)
+        # Stretches of consecutive unseen positions (a masked position neither breaks nor extends one).
+        idx = np.flatnonzero(on_paper)
+        flags = unseen[idx]
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.astype(np.int8), [0]])))
+        runs = [(b - a) for a, b in zip(edges[::2], edges[1::2], strict=True) if b - a >= need]
+        if runs:
+            out[s] = sum(runs) / n
     return out

@@ -24,7 +24,10 @@ Decisions use the evidence and the game's structure, never a silent guess:
    that would join another line's pieces is in doubt (two pencils on one section read as one);
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
-   still broken through a section over the Thames that is not strongly drawn is in doubt.
+   still broken through a section over the Thames that is not strongly drawn is in doubt;
+5. **hidden**: a long stretch of a section that shows neither the printed guide nor pencil lies
+   under something (a pencil, a pen, a finger): the section is in doubt unless it is read as drawn
+   on most of its length.
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
@@ -478,6 +481,7 @@ def rebuild(
     _shared_joins(decided, game_map)
     _river_rule_breaks(decided, evidence, game_map, options)
     _light_line_ends(decided, evidence)
+    _hidden_sections(decided, evidence)
 
     readings = {
         s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
@@ -543,6 +547,21 @@ def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section
         at_end = degree[(c, s.a)] == 1 or degree[(c, s.b)] == 1
         if at_end and ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH and ev.over_river <= 0.5:
             decided[s] = (c, min(f, 0.7), f"light pencil ({ev.ink:.0%} of it marked) at the end of the {c} line", m)
+
+
+HIDDEN_DRAWN = 0.5
+"""Hidden share from which even a section read as drawn is in doubt (what shows may be the edge of
+whatever lies on it)."""
+
+
+def _hidden_sections(decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> None:
+    """A section partly hidden by something lying on the map is checked by a person when what is
+    hidden could change it: read as not drawn (its pencil may lie under the object), or mostly hidden."""
+    for s, (c, f, _r, m) in list(decided.items()):
+        share = evidence[s].hidden
+        if share > 0 and (c is None or share >= HIDDEN_DRAWN):
+            reason = f"{share:.0%} of it shows neither the printed guide nor pencil: something may lie over it"
+            decided[s] = (c, min(f, 0.6), reason, m)
 
 
 def _line_degrees(decided: Mapping[Section, Decision]) -> Counter[tuple[Colour, Point]]:
