@@ -108,9 +108,10 @@ class Straightened:
     clip_extra: np.ndarray | None = None
     """(H, W, 3) density a mark lost in channels where the camera clipped the paper (see
     ``clipped_loss``), or ``None`` when nothing is clipped. Only a mark's colour uses it."""
-    washed_out: np.ndarray | None = None
-    """(H, W) bool: the surround is clipped in every channel, so even the printed guides barely
-    show there; whether the map is seen at all is not judged there (see ``HIDDEN_FRACTION``)."""
+    guide_unsure: np.ndarray | None = None
+    """(H, W) bool: where a blank guide need not show, so whether the map is seen at all is not
+    judged there (see ``HIDDEN_FRACTION``): paper clipped white in every channel (guides fade) and
+    the Thames zone (a print may lay its band over the guides)."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -186,8 +187,8 @@ def straighten(
     ignore = dark | banks | borders
     band, band_density = thames_band(background, river, ppp)
     extra = clipped_loss(canon, background, ~(dark | river))
-    washed_out = background.min(axis=2) >= CLIPPED
-    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra, washed_out)
+    unsure = (background.min(axis=2) >= CLIPPED) | river
+    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra, unsure)
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -564,9 +565,9 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     shifts: dict[Section, np.ndarray] = {}
     ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
     in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
-    washed = (
-        _sample(straight.washed_out.astype(np.float32), xs, ys)[:, 0] > 0.5
-        if straight.washed_out is not None
+    unsure = (
+        _sample(straight.guide_unsure.astype(np.float32), xs, ys)[:, 0] > 0.5
+        if straight.guide_unsure is not None
         else np.zeros(len(xs), bool)
     )
     n_off = len(offsets_center)
@@ -612,8 +613,8 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
         seen = np.abs(block).max(axis=(1, 2))[:, None]
         presence[s] = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
-        # Where the paper is clipped white the guides fade: not a place to tell whether the map shows.
-        presence[s][washed[pos - n_t * n_off : pos].reshape(n_t, n_off)[:, centre]] = np.nan
+        # Where a blank guide need not show, its absence says nothing: those positions are not judged.
+        presence[s][unsure[pos - n_t * n_off : pos].reshape(n_t, n_off)[:, centre]] = np.nan
     return _Profiles(
         out,
         valid,
@@ -643,7 +644,8 @@ neither print nor pencil: something opaque lies over the map, or that part is ou
 Light and shadow leave a guide's density (a ratio to its surroundings) as it is, blur lowers it
 (the faintest blank guides of blurred photos measured: a fifth of the sheet's typical one); a pen
 or a pencil lying on the sheet leaves 0.01–0.07 of it, and nothing of the pencil under it. Where
-the paper is clipped white the guides fade too: those positions are not judged."""
+the paper is clipped white the guides fade too, and in the Thames zone a print may lay its band
+over them (a grey print does): those positions are not judged."""
 
 HIDDEN_RUN = 0.3
 """Lattice units such a stretch must run for (a section shorter than that: ``HIDDEN_RUN_SHARE`` of it)."""
