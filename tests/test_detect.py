@@ -14,6 +14,7 @@ from nsvision.vision.detect import (
     _Profiles,
     broad_background,
     clipped_loss,
+    dark_surround,
     pencil_hues,
     stroke_density,
     thames_band,
@@ -155,3 +156,13 @@ def test_a_stretch_showing_neither_guide_nor_pencil_is_hidden_a_dim_one_is_not()
     # A print whose guides do not show at all tells nothing this way.
     faint, _ = _presence_profiles(0.01)
     assert _hidden_shares(faint) == {}
+
+
+def test_a_deep_shadow_is_paper_a_pen_is_not() -> None:
+    # Paper at 230, a hand's shadow leaving 30 % of the light over half of it, a dark pen across.
+    background = np.full((200, 300, 3), 230, np.uint8)
+    background[:, 150:] = (background[:, 150:] * 0.3).astype(np.uint8)
+    background[90:110, 20:280] = (38, 36, 44)
+    dark = dark_surround(background)
+    assert dark[90:110, 20:280].all()
+    assert not dark[:80].any() and not dark[120:].any()

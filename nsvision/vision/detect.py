@@ -108,6 +108,10 @@ class Straightened:
     clip_extra: np.ndarray | None = None
     """(H, W, 3) density a mark lost in channels where the camera clipped the paper (see
     ``clipped_loss``), or ``None`` when nothing is clipped. Only a mark's colour uses it."""
+    too_dark: np.ndarray | None = None
+    """(H, W) bool: the surround is far darker than any lit paper (see ``HIDDEN_DARK``): something lies
+    over the map there, whatever the marks on it measure (in dark areas the picture's noise alone
+    gives a density as large as a guide's)."""
     guide_unsure: np.ndarray | None = None
     """(H, W) bool: where a blank guide need not show, so whether the map is seen at all is not
     judged there (see ``HIDDEN_FRACTION``): paper clipped white in every channel (guides fade) and
@@ -188,7 +192,22 @@ def straighten(
     band, band_density = thames_band(background, river, ppp)
     extra = clipped_loss(canon, background, ~(dark | river))
     unsure = (background.min(axis=2) >= CLIPPED) | river
-    return Straightened(canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra, unsure)
+    return Straightened(
+        canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra, dark_surround(background), unsure
+    )
+
+
+HIDDEN_DARK = 0.2
+"""Share of the paper's brightness (its 90th percentile, brightest channel) under which a surround
+cannot be lit paper: the deepest shadow of a hand or a phone in a vignetted corner of the
+benchmark's photos leaves 27 % of it, a dark pen about 15 %."""
+
+
+def dark_surround(background: np.ndarray) -> np.ndarray:
+    """Where the surround is darker than ``HIDDEN_DARK`` of the paper: not the map seen in shadow."""
+    value = background.max(axis=2)
+    paper = float(np.percentile(value[::4, ::4], 90))
+    return value < HIDDEN_DARK * paper
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
@@ -570,6 +589,11 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         if straight.guide_unsure is not None
         else np.zeros(len(xs), bool)
     )
+    covered = (
+        _sample(straight.too_dark.astype(np.float32), xs, ys)[:, 0] > 0.5
+        if straight.too_dark is not None
+        else np.zeros(len(xs), bool)
+    )
     n_off = len(offsets_center)
     centre = n_off // 2
     out: dict[Section, np.ndarray] = {}
@@ -613,8 +637,11 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
         seen = np.abs(block).max(axis=(1, 2))[:, None]
         presence[s] = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
-        # Where a blank guide need not show, its absence says nothing: those positions are not judged.
-        presence[s][unsure[pos - n_t * n_off : pos].reshape(n_t, n_off)[:, centre]] = np.nan
+        # Where a blank guide need not show, its absence says nothing: those positions are not judged;
+        # where the surround is too dark to be paper, nothing of the map shows whatever the marks say.
+        here = slice(pos - n_t * n_off, pos)
+        presence[s][unsure[here].reshape(n_t, n_off)[:, centre]] = np.nan
+        presence[s][covered[here].reshape(n_t, n_off)[:, centre]] = 0.0
     return _Profiles(
         out,
         valid,
@@ -653,8 +680,9 @@ HIDDEN_RUN = 0.3
 HIDDEN_RUN_SHARE = 0.8
 """Share of a short section's positions on paper that must be hidden in one stretch."""
 
-HIDDEN_MIN_SAMPLES = 10
-"""Fewest positions of such a stretch: on the shortest sections a dash may fall in a mask."""
+HIDDEN_MIN_SAMPLES = 6
+"""Fewest positions of such a stretch: fewer (between a district border and a big symbol) are too
+few to tell, a single guide dash may fall in a mask there."""
 
 HIDDEN_MIN_LEVEL = 0.03
 """Typical blank-guide density (OD) under which a print's guides are too faint to see the map by them."""
