@@ -85,14 +85,19 @@ def _lattice_to_px(sample: Sample) -> np.ndarray:
 
 
 def _laid_over(sample: Sample, ends: Ends, rgb: tuple[int, int, int]) -> Sample:
-    """The sample with an opaque bar (a pen, a pencil) 0.45 pitch wide between two lattice points."""
-    affine = _lattice_to_px(sample)
-    pitch = float(np.hypot(*affine[:, 0]))
-    a, b = (affine @ np.array([*p, 1.0]) for p in ends(sample))
+    """The sample with an opaque bar (a pen, a pencil) 0.45 pitch wide between two picture points,
+    lit like the paper around it (a pen in the shade of a dim photo is darker than in full light)."""
+    pitch = float(np.hypot(*_lattice_to_px(sample)[:, 0]))
+    a, b = ends(sample)
     pages = []
     for page in sample.pages:
-        im = page.image.copy()
-        cv2.line(im, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), rgb, max(3, int(0.45 * pitch)), cv2.LINE_AA)
+        value = page.image.max(axis=2).astype(np.float32)
+        light = cv2.GaussianBlur(value, (0, 0), pitch) / float(np.percentile(value, 90))
+        mask = np.zeros(value.shape, np.uint8)
+        cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 255, max(3, int(0.45 * pitch)), cv2.LINE_AA)
+        alpha = (mask.astype(np.float32) / 255.0)[..., None]
+        lit = np.array(rgb, np.float32) * np.clip(light, 0.0, 1.2)[..., None]
+        im = np.clip(page.image * (1.0 - alpha) + lit * alpha, 0, 255).astype(np.uint8)
         # Written upright: the EXIF orientation of a rotated phone photo no longer applies.
         pages.append(dataclasses.replace(page, image=im, stored=im, exif_orientation=1))
     return dataclasses.replace(sample, pages=tuple(pages))
@@ -100,13 +105,13 @@ def _laid_over(sample: Sample, ends: Ends, rgb: tuple[int, int, int]) -> Sample:
 
 def _line_end(sample: Sample) -> tuple[np.ndarray, np.ndarray]:
     """Station to station over a line's last section (the longest line's)."""
+    xy = sample.expected["map_position"]["stations_px"]
     lines = sample.expected["network"]["lines"]
     for colour in sorted(LINE_COLOURS, key=lambda c: -len(lines[c])):
         for s in lines[colour]:
             if any(sum(p in t for t in lines[colour]) == 1 for p in s):
-                a, b = (np.array([float(v) for v in p.split(",")]) for p in s)
-                return a, b
-    return np.array([0.0, 0.0]), np.array([9.0, 9.0])
+                return np.array(xy[s[0]]), np.array(xy[s[1]])
+    return np.array(xy["0,0"]), np.array(xy["9,9"])
 
 
 def _across(sample: Sample) -> tuple[np.ndarray, np.ndarray]:
@@ -115,7 +120,8 @@ def _across(sample: Sample) -> tuple[np.ndarray, np.ndarray]:
     centre = rng.uniform(2.0, 7.0, 2)
     angle = rng.uniform(0, np.pi)
     half = 2.0 * np.array([np.cos(angle), np.sin(angle)])
-    return centre - half, centre + half
+    affine = _lattice_to_px(sample)
+    return affine @ np.array([*(centre - half), 1.0]), affine @ np.array([*(centre + half), 1.0])
 
 
 OBJECTS: dict[str, Callable[[Sample], Sample]] = {
