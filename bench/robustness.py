@@ -9,7 +9,7 @@ sweep), then reads each one after every change below, exactly as the CLI does (J
 a green pencil across the map. Reported per change: sheets, maps found, totals exactly right,
 sheets fully right, flagged for review, and wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 13 changes, about 10 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 13 changes, about 11 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
 """
 
