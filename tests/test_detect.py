@@ -145,8 +145,8 @@ def test_a_stretch_showing_neither_guide_nor_pencil_is_hidden_a_dim_one_is_not()
     profiles.presence[dim][:] = 0.1  # a guide at half the sheet's contrast (blur, a light print)
     profiles.presence[on_band][:] = 0.0  # on the Thames band a guide may be lighter than the band
     profiles.river[on_band][:] = True
-    profiles.valid[short][5:] = False  # five positions between two big symbols: too few to tell
-    profiles.presence[short][:] = 0.0
+    profiles.presence[short][:] = 0.0  # five positions between two big symbols: too few to tell
+    profiles.presence[short][5:] = np.nan  # (the rest masked print, not judged)
     hidden = _hidden_shares(profiles)
     assert hidden == {covered: 0.5}
     # A stretch shorter than HIDDEN_RUN (a gap in the guide's dashes, a mask) hides nothing.

@@ -293,3 +293,20 @@ def test_something_lying_over_a_line_puts_what_it_hides_in_doubt() -> None:
     assert report.needs_review
     assert name in report.doubtful_sections
     assert any("something may lie over" in r for r in report.review_reasons)
+
+
+def test_a_corner_of_the_map_out_of_the_picture_is_not_read_as_blank_or_as_streaks() -> None:
+    # The committed photo cut above its top right corner: the edge's pixels repeated beyond it made
+    # streaks that read as a blue section there, and the total was wrong without a flag.
+    folder = SAMPLES / "photo-ordinary"
+    expected = json.loads((folder / "expected.json").read_text())
+    page = load_page(folder / expected["image"])
+    xy = {name: np.array(v) for name, v in expected["map_position"]["stations_px"].items()}
+    top = int(xy["8,1"][1]) - 30  # stations 9,0, 9,1 and 7,0 lie above this row of the picture
+    report = analyze_sheet(np.ascontiguousarray(page.image[top:]), CAL)
+    assert report.reading is not None
+    assert report.needs_review
+    assert any("out of the picture" in r for r in report.review_reasons)
+    cut = {"8,1-9,0", "7,0-9,0", "9,0-9,1"}
+    assert cut <= set(report.doubtful_sections)
+    assert not any(r.colour and not r.doubtful for s, r in report.reading.sections.items() if s.name in cut)

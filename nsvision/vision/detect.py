@@ -112,6 +112,9 @@ class Straightened:
     """(H, W) bool: the surround is far darker than any lit paper (see ``HIDDEN_DARK``): something lies
     over the map there, whatever the marks on it measure (in dark areas the picture's noise alone
     gives a density as large as a guide's)."""
+    outside: np.ndarray | None = None
+    """(H, W) bool: beyond the picture's edge (and as far inside as the surround's median reaches):
+    the map is not seen there, and the edge's pixels repeated outwards are streaks, not pencil."""
     guide_unsure: np.ndarray | None = None
     """(H, W) bool: where a blank guide need not show, so whether the map is seen at all is not
     judged there (see ``HIDDEN_FRACTION``): paper clipped white in every channel (guides fade) and
@@ -174,6 +177,10 @@ def straighten(
     coarse = registration.lattice_to_px(lattice).reshape(len(gy), len(gx), 2) * scale
     fine = _resample_grid(coarse, step, size_x, size_y)
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # Beyond the picture's edge the remap repeats the edge: the map is not seen there (a corner cut off).
+    beyond = (fine < 0).any(axis=2) | (fine[..., 0] > src.shape[1] - 1) | (fine[..., 1] > src.shape[0] - 1)
+    reach = max(5, round(ppp * MEDIAN_WIDTH) | 1)
+    outside = cv2.dilate(beyond.astype(np.uint8), np.ones((reach, reach), np.uint8)).astype(bool)
     dark, river = print_masks(canon, game_map, ppp)
     borders = district_borders(game_map, ppp, canon.shape)
     # Where two district borders meet, their colour can outnumber the paper inside the median's
@@ -188,12 +195,23 @@ def straighten(
     background = broad_background(cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA), ppp)
     density = remove_symbol_halos(stroke_density(canon, background), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
-    ignore = dark | banks | borders
+    ignore = dark | banks | borders | outside
     band, band_density = thames_band(background, river, ppp)
     extra = clipped_loss(canon, background, ~(dark | river))
     unsure = (background.min(axis=2) >= CLIPPED) | river
     return Straightened(
-        canon, density, ignore, band, ppp, MARGIN, print_density, band_density, extra, dark_surround(background), unsure
+        canon,
+        density,
+        ignore,
+        band,
+        ppp,
+        MARGIN,
+        print_density,
+        band_density,
+        extra,
+        dark_surround(background),
+        outside,
+        unsure,
     )
 
 
@@ -548,7 +566,8 @@ class _Profiles:
     """Per sample: what the density lost to a clipped paper channel adds to the mark's chroma."""
     presence: dict[Section, np.ndarray] | None = None
     """Per sample: the densest mark of any colour, grey included, across the section, averaged over
-    ``HIDDEN_WINDOW`` (the printed guide's dashes, or pencil, show here wherever the map is seen)."""
+    ``HIDDEN_WINDOW`` (the printed guide's dashes, or pencil, show here wherever the map is seen);
+    0 where nothing of the map can show, NaN where it is not judged (see ``_hidden_shares``)."""
 
 
 def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float) -> _Profiles:
@@ -594,6 +613,11 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         if straight.too_dark is not None
         else np.zeros(len(xs), bool)
     )
+    beyond = (
+        _sample(straight.outside.astype(np.float32), xs, ys)[:, 0] > 0.5
+        if straight.outside is not None
+        else np.zeros(len(xs), bool)
+    )
     n_off = len(offsets_center)
     centre = n_off // 2
     out: dict[Section, np.ndarray] = {}
@@ -636,12 +660,16 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         valid[s] = ok
         # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
         seen = np.abs(block).max(axis=(1, 2))[:, None]
-        presence[s] = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
+        seen_here = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
         # Where a blank guide need not show, its absence says nothing: those positions are not judged;
-        # where the surround is too dark to be paper, nothing of the map shows whatever the marks say.
+        # where the surround is too dark to be paper, or beyond the picture, nothing of the map shows
+        # whatever the marks say. NaN: not judged (masked print, and the above).
         here = slice(pos - n_t * n_off, pos)
-        presence[s][unsure[here].reshape(n_t, n_off)[:, centre]] = np.nan
-        presence[s][covered[here].reshape(n_t, n_off)[:, centre]] = 0.0
+        out_of_picture = beyond[here].reshape(n_t, n_off)[:, centre]
+        seen_here[unsure[here].reshape(n_t, n_off)[:, centre]] = np.nan
+        seen_here[covered[here].reshape(n_t, n_off)[:, centre] | out_of_picture] = 0.0
+        seen_here[~ok & ~out_of_picture] = np.nan
+        presence[s] = seen_here
     return _Profiles(
         out,
         valid,
@@ -952,7 +980,7 @@ def _hidden_shares(profiles: _Profiles) -> dict[Section, float]:
     """
     if profiles.presence is None:
         return {}
-    paper = {s: profiles.valid[s] & ~profiles.river[s] & ~np.isnan(profiles.presence[s]) for s in profiles.delta}
+    paper = {s: ~profiles.river[s] & ~np.isnan(profiles.presence[s]) for s in profiles.delta}
     typical = [float(np.median(profiles.presence[s][paper[s]])) for s in profiles.delta if paper[s].sum() >= 5]
     level = float(np.median(typical)) if typical else 0.0
     if level < HIDDEN_MIN_LEVEL:
