@@ -5,11 +5,12 @@ pictures go through more: the phone sharpens and denoises, the white balance mis
 sends the picture shrinks it and compresses it hard, a hand shakes. This bench renders photos from
 the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
-``analyze_file``). Two more reads leave something on the sheet: a pen over a line's last section,
-a green pencil across the map. Reported per change: sheets, maps found, totals exactly right,
-sheets fully right, flagged for review, and wrong without a flag (which must stay 0).
+``analyze_file``). Three more reads leave something on the sheet (a pen over a line's last section,
+a green pencil across the map) or cut part of the map off the picture. Reported per change:
+sheets, maps found, totals exactly right, sheets fully right, flagged for review, and wrong without
+a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 13 changes, about 11 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 14 changes, about 12 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
 """
 
@@ -124,11 +125,26 @@ def _across(sample: Sample) -> tuple[np.ndarray, np.ndarray]:
     return affine @ np.array([*(centre - half), 1.0]), affine @ np.array([*(centre + half), 1.0])
 
 
+def _corner_cut(sample: Sample) -> Sample:
+    """The photo cut a pitch and a half inside the map's topmost station: a corner or an edge of the
+    map, as it lies in the picture, is out of it (the frame aimed too low)."""
+    xy = sample.expected["map_position"]["stations_px"]
+    pitch = float(np.hypot(*_lattice_to_px(sample)[:, 0]))
+    top = int(min(y for _, y in xy.values()) + 1.5 * pitch)
+    pages = []
+    for page in sample.pages:
+        im = np.ascontiguousarray(page.image[top:])
+        pages.append(dataclasses.replace(page, image=im, stored=im, exif_orientation=1))
+    return dataclasses.replace(sample, pages=tuple(pages))
+
+
 OBJECTS: dict[str, Callable[[Sample], Sample]] = {
     "a pen lying on a line's end": lambda s: _laid_over(s, _line_end, (38, 36, 44)),
     "a green pencil lying across": lambda s: _laid_over(s, _across, (46, 150, 70)),
+    "part of the map out of the picture": _corner_cut,
 }
-"""Things left on the sheet: what they hide must be put in doubt, never read as blank paper."""
+"""Things left on the sheet, or a map not wholly in the picture: what is not seen must be put in
+doubt, never read as blank paper."""
 
 
 def photos(count: int, seed: int) -> list[Case]:
