@@ -179,7 +179,7 @@ def straighten(
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     # Beyond the picture's edge the remap repeats the edge: the map is not seen there (a corner cut off).
     beyond = (fine < 0).any(axis=2) | (fine[..., 0] > src.shape[1] - 1) | (fine[..., 1] > src.shape[0] - 1)
-    reach = max(5, round(ppp * MEDIAN_WIDTH) | 1)
+    reach = median_size(ppp)
     outside = cv2.dilate(beyond.astype(np.uint8), np.ones((reach, reach), np.uint8)).astype(bool)
     dark, river = print_masks(canon, game_map, ppp)
     borders = district_borders(game_map, ppp, canon.shape)
@@ -434,13 +434,18 @@ MEDIAN_WIDTH = 0.2
 width, well under the Thames band's, so the band keeps its edges."""
 
 
+def median_size(px_per_pitch: int) -> int:
+    """The (odd) window of ``broad_background``'s median, in pixels."""
+    return max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1)
+
+
 def broad_background(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     """What surrounds every thin mark: a median wider than twice a pencil stroke (uint8 RGB).
 
     It erases strokes, guides and borders but keeps every broad printed area (the Thames band,
     paper tone, shadows) with straight edges in place.
     """
-    return cv2.medianBlur(image, max(5, round(px_per_pitch * MEDIAN_WIDTH) | 1))
+    return cv2.medianBlur(image, median_size(px_per_pitch))
 
 
 CLIPPED = 250
@@ -601,23 +606,11 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     blank = _sample(straight.print_density, xs, ys) if straight.print_density is not None else None
     lost = _sample(straight.clip_extra, xs, ys) if straight.clip_extra is not None else None
     shifts: dict[Section, np.ndarray] = {}
-    ignored = _sample(straight.ignore.astype(np.float32), xs, ys)[:, 0] > 0.5
-    in_river = _sample(straight.river.astype(np.float32), xs, ys)[:, 0] > 0.5
-    unsure = (
-        _sample(straight.guide_unsure.astype(np.float32), xs, ys)[:, 0] > 0.5
-        if straight.guide_unsure is not None
-        else np.zeros(len(xs), bool)
-    )
-    covered = (
-        _sample(straight.too_dark.astype(np.float32), xs, ys)[:, 0] > 0.5
-        if straight.too_dark is not None
-        else np.zeros(len(xs), bool)
-    )
-    beyond = (
-        _sample(straight.outside.astype(np.float32), xs, ys)[:, 0] > 0.5
-        if straight.outside is not None
-        else np.zeros(len(xs), bool)
-    )
+    ignored = _sample_mask(straight.ignore, xs, ys)
+    in_river = _sample_mask(straight.river, xs, ys)
+    unsure = _sample_mask(straight.guide_unsure, xs, ys)
+    covered = _sample_mask(straight.too_dark, xs, ys)
+    beyond = _sample_mask(straight.outside, xs, ys)
     n_off = len(offsets_center)
     centre = n_off // 2
     out: dict[Section, np.ndarray] = {}
@@ -627,9 +620,10 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
     presence: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
-        block = sampled[pos : pos + n_t * n_off].reshape(n_t, n_off, 3)
-        skip = ignored[pos : pos + n_t * n_off].reshape(n_t, n_off)
-        on_band = in_river[pos : pos + n_t * n_off].reshape(n_t, n_off)
+        here = slice(pos, pos + n_t * n_off)
+        block = sampled[here].reshape(n_t, n_off, 3)
+        skip = ignored[here].reshape(n_t, n_off)
+        on_band = in_river[here].reshape(n_t, n_off)
         river[s] = on_band[:, centre]
         pos += n_t * n_off
         lighter = block.min(axis=2) < BRIGHTER
@@ -648,12 +642,12 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
             picked = np.where(river[s][:, None], _chroma(dense), picked)
         if lost is not None:
             raw = np.clip(block[np.arange(n_t), pick], 0.0, None)
-            more = lost[pos - n_t * n_off : pos].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
+            more = lost[here].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
             shift = _chroma(raw + more) - _chroma(raw)
             shift[river[s] | ~picked.any(axis=1)] = 0.0
             shifts[s] = _smooth_along(shift, ~skip[:, centre])
         if blank is not None:
-            under = _chroma(blank[pos - n_t * n_off : pos].reshape(n_t, n_off, 3))
+            under = _chroma(blank[here].reshape(n_t, n_off, 3))
             printed[s] = _smooth_along(under[np.arange(n_t), pick], ~skip[:, centre])
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
@@ -664,7 +658,6 @@ def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float)
         # Where a blank guide need not show, its absence says nothing: those positions are not judged;
         # where the surround is too dark to be paper, or beyond the picture, nothing of the map shows
         # whatever the marks say. NaN: not judged (masked print, and the above).
-        here = slice(pos - n_t * n_off, pos)
         out_of_picture = beyond[here].reshape(n_t, n_off)[:, centre]
         seen_here[unsure[here].reshape(n_t, n_off)[:, centre]] = np.nan
         seen_here[covered[here].reshape(n_t, n_off)[:, centre] | out_of_picture] = 0.0
@@ -737,6 +730,13 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         image, mx.reshape(rows, width), my.reshape(rows, width), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return out.reshape(rows * width, -1)[:n]
+
+
+def _sample_mask(mask: np.ndarray | None, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """A bool image at many points (nearest half); all False when there is no such image."""
+    if mask is None:
+        return np.zeros(len(xs), bool)
+    return _sample(mask.astype(np.float32), xs, ys)[:, 0] > 0.5
 
 
 def _longest_run(mask: np.ndarray) -> int:
@@ -955,10 +955,10 @@ def measure_sections(
         colours = None if shift is None else np.clip(cleaned[s][use] + shift, 0.0, None)
         ev = _evidence_one(s, cleaned[s][use], dirs, stroke_min, profiles.river[s][use], colours)
         share = float(profiles.river[s][use].mean()) if use.any() else 0.0
-        return replace(ev, over_river=share)
+        return replace(ev, over_river=share, hidden=hidden.get(s, 0.0))
 
     hidden = _hidden_shares(profiles)
-    first = {s: replace(measure(s, None), hidden=hidden.get(s, 0.0)) for s in profiles.delta}
+    first = {s: measure(s, None) for s in profiles.delta}
     out = dict(first)
     for s in profiles.delta:
         drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
@@ -967,7 +967,7 @@ def measure_sections(
         skip = np.zeros(len(profiles.along[s]), dtype=bool)
         for t in drawn_partners:
             skip |= np.abs(profiles.along[s] - _crossing_at(s, t)) < CROSSING_SKIP
-        out[s] = replace(measure(s, skip), hidden=first[s].hidden)
+        out[s] = measure(s, skip)
     return out
 
 
