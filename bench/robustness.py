@@ -5,12 +5,13 @@ pictures go through more: the phone sharpens and denoises, the white balance mis
 sends the picture shrinks it and compresses it hard, a hand shakes. This bench renders photos from
 the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
-``analyze_file``). Three more reads leave something on the sheet (a pen over a line's last section,
-a green pencil across the map) or cut part of the map off the picture. Reported per change:
+``analyze_file``). Four more reads leave something on the sheet (a pen over a line's last section,
+a green pencil across the map), cut part of the map off the picture, or wash a line's end out with
+glare. Reported per change:
 sheets, maps found, totals exactly right, sheets fully right, flagged for review, and wrong without
 a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 14 changes, about 12 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 15 changes, about 13 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
 """
 
@@ -125,6 +126,24 @@ def _across(sample: Sample) -> tuple[np.ndarray, np.ndarray]:
     return affine @ np.array([*(centre - half), 1.0]), affine @ np.array([*(centre + half), 1.0])
 
 
+def _glare(sample: Sample) -> Sample:
+    """Glare over a line's last section: light reflected off the paper (a lamp, a window) adds to the
+    picture, most at its centre (1.5 times white, falling off over half a pitch), washing out pencil
+    and print alike; its core is clipped white."""
+    pitch = float(np.hypot(*_lattice_to_px(sample)[:, 0]))
+    a, b = _line_end(sample)
+    cx, cy = (a + b) / 2
+    pages = []
+    for page in sample.pages:
+        h, w = page.image.shape[:2]
+        yy, xx = np.ogrid[0:h, 0:w]
+        r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / (0.5 * pitch) ** 2
+        light = (1.5 * 255.0 * np.exp(-r2 / 2.0)).astype(np.float32)
+        im = np.clip(page.image.astype(np.float32) + light[..., None], 0, 255).astype(np.uint8)
+        pages.append(dataclasses.replace(page, image=im, stored=im, exif_orientation=1))
+    return dataclasses.replace(sample, pages=tuple(pages))
+
+
 def _corner_cut(sample: Sample) -> Sample:
     """The photo cut a pitch and a half inside the map's topmost station: a corner or an edge of the
     map, as it lies in the picture, is out of it (the frame aimed too low)."""
@@ -142,9 +161,10 @@ OBJECTS: dict[str, Callable[[Sample], Sample]] = {
     "a pen lying on a line's end": lambda s: _laid_over(s, _line_end, (38, 36, 44)),
     "a green pencil lying across": lambda s: _laid_over(s, _across, (46, 150, 70)),
     "part of the map out of the picture": _corner_cut,
+    "glare over a line's end": _glare,
 }
-"""Things left on the sheet, or a map not wholly in the picture: what is not seen must be put in
-doubt, never read as blank paper."""
+"""Things left on the sheet, glare, or a map not wholly in the picture: what is not seen must be put
+in doubt, never read as blank paper."""
 
 
 def photos(count: int, seed: int) -> list[Case]:

@@ -197,8 +197,8 @@ def review_reasons(reading: Reading, registration: Registration) -> tuple[str, .
     if hidden:
         reasons.append(
             f"part of the map shows neither print nor pencil (on {', '.join(hidden)}): something may lie over "
-            "the sheet there, or that part is in deep shadow or out of the picture; clear the sheet and take the "
-            "picture again"
+            "the sheet there, glare may wash it out, or that part is in deep shadow or out of the picture; clear "
+            "the sheet, keep glare off it and take the picture again"
         )
     total = len(registration.station_xy_px)
     if registration.stations_found < MIN_FOUND_FRACTION * total:

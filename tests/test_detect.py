@@ -139,20 +139,23 @@ def _presence_profiles(level: float) -> tuple[_Profiles, list[Section]]:
 
 def test_a_stretch_showing_neither_guide_nor_pencil_is_hidden_a_dim_one_is_not() -> None:
     profiles, sections = _presence_profiles(0.2)
-    covered, dim, on_band, short = sections[:4]
+    covered, dim, on_band, short, washed = sections[:5]
     assert profiles.presence is not None
     profiles.presence[covered][20:60] = 0.01  # half a pitch under something opaque
     profiles.presence[dim][:] = 0.1  # a guide at half the sheet's contrast (blur, a light print)
-    profiles.presence[on_band][:] = 0.0  # on the Thames band a guide may be lighter than the band
+    # On the Thames band a print may hide its guides: not judged (NaN) unless washed out white.
+    profiles.presence[on_band][:] = np.nan
     profiles.river[on_band][:] = True
+    profiles.presence[washed][:40] = 0.0
+    profiles.river[washed][:40] = True
     profiles.presence[short][:] = 0.0  # five positions between two big symbols: too few to tell
     profiles.presence[short][5:] = np.nan  # (the rest masked print, not judged)
     hidden = _hidden_shares(profiles)
-    assert hidden == {covered: 0.5}
+    assert hidden == {covered: 0.5, washed: 0.5}
     # A stretch shorter than HIDDEN_RUN (a gap in the guide's dashes, a mask) hides nothing.
     profiles.presence[covered][20:60] = 0.2
     profiles.presence[covered][30:45] = 0.01
-    assert _hidden_shares(profiles) == {}
+    assert _hidden_shares(profiles) == {washed: 0.5}
     # A print whose guides do not show at all tells nothing this way.
     faint, _ = _presence_profiles(0.01)
     assert _hidden_shares(faint) == {}

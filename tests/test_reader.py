@@ -295,6 +295,27 @@ def test_something_lying_over_a_line_puts_what_it_hides_in_doubt() -> None:
     assert any("something may lie over" in r for r in report.review_reasons)
 
 
+def test_glare_over_a_line_puts_what_it_washes_out_in_doubt() -> None:
+    # A lamp's reflection over a line's last section: glare adds light to pencil and print alike and
+    # clips its core white. Clipped paper was not judged (guides fade there), so the washed-out
+    # section read as blank paper: the line looked shorter, the total was wrong, nothing was flagged.
+    folder = SAMPLES / "photo-ordinary"
+    expected = json.loads((folder / "expected.json").read_text())
+    page = load_page(folder / expected["image"])
+    xy = {name: np.array(v) for name, v in expected["map_position"]["stations_px"].items()}
+    pitch = float(np.linalg.norm(xy["1,0"] - xy["0,0"]))
+    a, b = _line_end(expected)
+    cx, cy = (xy[a] + xy[b]) / 2
+    yy, xx = np.ogrid[0 : page.image.shape[0], 0 : page.image.shape[1]]
+    light = 1.5 * 255.0 * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (0.5 * pitch) ** 2))
+    glared = np.clip(page.image + light[..., None], 0, 255).astype(np.uint8)
+    report = analyze_sheet(glared, CAL)
+    name = "-".join(sorted((a, b), key=lambda n: tuple(map(int, n.split(",")))))
+    assert report.needs_review
+    assert name in report.doubtful_sections
+    assert any("glare" in r for r in report.review_reasons)
+
+
 def test_a_corner_of_the_map_out_of_the_picture_is_not_read_as_blank_or_as_streaks() -> None:
     # The committed photo cut above its top right corner: the edge's pixels repeated beyond it made
     # streaks that read as a blue section there, and the total was wrong without a flag.

@@ -117,8 +117,8 @@ class Straightened:
     the map is not seen there, and the edge's pixels repeated outwards are streaks, not pencil."""
     guide_unsure: np.ndarray | None = None
     """(H, W) bool: where a blank guide need not show, so whether the map is seen at all is not
-    judged there (see ``HIDDEN_FRACTION``): paper clipped white in every channel (guides fade) and
-    the Thames zone (a print may lay its band over the guides)."""
+    judged there (see ``HIDDEN_FRACTION``): the Thames zone (a print may lay its band over the
+    guides), unless it is washed out white there (no band is white: glare)."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -198,7 +198,9 @@ def straighten(
     ignore = dark | banks | borders | outside
     band, band_density = thames_band(background, river, ppp)
     extra = clipped_loss(canon, background, ~(dark | river))
-    unsure = (background.min(axis=2) >= CLIPPED) | river
+    # Paper clipped white is judged like any paper: where light (glare, a lamp's reflection) washes
+    # the printed guides out, it washes light pencil out as well.
+    unsure = river & (background.min(axis=2) < CLIPPED)
     return Straightened(
         canon,
         density,
@@ -537,8 +539,9 @@ class SegmentEvidence:
     """Fraction of positions carrying pencil-coloured marks at ``FAINT_FRACTION`` of the threshold: a
     light stroke that a photo's noise hides from ``ink`` still shows here, all along the section."""
     hidden: float = 0.0
-    """Share of the positions on paper in a long stretch where neither the printed guide nor pencil
-    shows: something lies over the map there (a pencil, a pen, a finger), see ``HIDDEN_FRACTION``."""
+    """Share of the judged positions in a long stretch where neither the printed guide nor pencil
+    shows: something lies over the map there (a pencil, a pen, a finger) or glare washes it out, see
+    ``HIDDEN_FRACTION``."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -691,9 +694,10 @@ HIDDEN_FRACTION = 0.15
 neither print nor pencil: something opaque lies over the map, or that part is out of the picture.
 Light and shadow leave a guide's density (a ratio to its surroundings) as it is, blur lowers it
 (the faintest blank guides of blurred photos measured: a fifth of the sheet's typical one); a pen
-or a pencil lying on the sheet leaves 0.01–0.07 of it, and nothing of the pencil under it. Where
-the paper is clipped white the guides fade too, and in the Thames zone a print may lay its band
-over them (a grey print does): those positions are not judged."""
+or a pencil lying on the sheet leaves 0.01–0.07 of it, and nothing of the pencil under it; glare
+(light reflected off the sheet) washes both out where it clips the paper white. In the Thames zone a
+print may lay its band over the guides (a grey print does): positions there are judged only where
+the zone is washed out white."""
 
 HIDDEN_RUN = 0.3
 """Lattice units such a stretch must run for (a section shorter than that: ``HIDDEN_RUN_SHARE`` of it)."""
@@ -972,29 +976,34 @@ def measure_sections(
 
 
 def _hidden_shares(profiles: _Profiles) -> dict[Section, float]:
-    """Per section, the share of its positions on paper in a long stretch showing neither the
-    printed guide nor pencil (see ``HIDDEN_FRACTION``); sections without such a stretch are left out.
+    """Per section, the share of its judged positions in a long stretch showing neither the printed
+    guide nor pencil (see ``HIDDEN_FRACTION``); sections without such a stretch are left out.
 
+    Judged are the positions on paper, and those in the Thames zone where it is washed out white.
     The typical blank guide is the median, over sections, of each one's median mark on paper: most
     potential sections are not drawn. A print whose guides barely show tells nothing this way.
     """
     if profiles.presence is None:
         return {}
-    paper = {s: ~profiles.river[s] & ~np.isnan(profiles.presence[s]) for s in profiles.delta}
-    typical = [float(np.median(profiles.presence[s][paper[s]])) for s in profiles.delta if paper[s].sum() >= 5]
+    judged = {s: ~np.isnan(profiles.presence[s]) for s in profiles.delta}
+    typical = [
+        float(np.median(profiles.presence[s][judged[s] & ~profiles.river[s]]))
+        for s in profiles.delta
+        if (judged[s] & ~profiles.river[s]).sum() >= 5
+    ]
     level = float(np.median(typical)) if typical else 0.0
     if level < HIDDEN_MIN_LEVEL:
         return {}
     longest = round(HIDDEN_RUN * PX_PER_PITCH)
     out: dict[Section, float] = {}
-    for s, on_paper in paper.items():
-        n = int(on_paper.sum())
+    for s, here in judged.items():
+        n = int(here.sum())
         need = min(longest, max(HIDDEN_MIN_SAMPLES, int(np.ceil(HIDDEN_RUN_SHARE * n))))
         if n < need:
             continue
-        unseen = on_paper & (profiles.presence[s] < HIDDEN_FRACTION * level)
+        unseen = here & (profiles.presence[s] < HIDDEN_FRACTION * level)
         # Stretches of consecutive unseen positions (a masked position neither breaks nor extends one).
-        idx = np.flatnonzero(on_paper)
+        idx = np.flatnonzero(here)
         flags = unseen[idx]
         edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.astype(np.int8), [0]])))
         runs = [(b - a) for a, b in zip(edges[::2], edges[1::2], strict=True) if b - a >= need]

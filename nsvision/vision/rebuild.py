@@ -26,8 +26,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
    still broken through a section over the Thames that is not strongly drawn is in doubt;
 5. **hidden**: a long stretch of a section that shows neither the printed guide nor pencil lies
-   under something (a pencil, a pen, a finger): the section is in doubt unless it is read as drawn
-   on most of its length.
+   under something (a pencil, a pen, a finger) or is washed out by glare: the section is in doubt
+   unless it is read as drawn on most of its length.
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
@@ -560,7 +560,10 @@ def _hidden_sections(decided: dict[Section, Decision], evidence: Mapping[Section
     for s, (c, f, _r, m) in list(decided.items()):
         share = evidence[s].hidden
         if share > 0 and (c is None or share >= HIDDEN_DRAWN):
-            reason = f"{share:.0%} of it shows neither the printed guide nor pencil: something may lie over it"
+            reason = (
+                f"{share:.0%} of it shows neither the printed guide nor pencil: something may lie over it, "
+                "or glare washes it out"
+            )
             decided[s] = (c, min(f, 0.6), reason, m)
 
 
