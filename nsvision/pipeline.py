@@ -28,6 +28,7 @@ from nsvision.vision.calibrate import load_blank
 from nsvision.vision.detect import MARGIN, Straightened, blank_density, measure_sections, straighten
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, read_marks
+from nsvision.vision.other_sheets import direction, find_other_map
 from nsvision.vision.rebuild import Reading, rebuild
 from nsvision.vision.register import Registration, register
 
@@ -187,8 +188,9 @@ MAX_RESIDUAL = 0.08
 """Median symbol residual (lattice units) above which the lattice model does not fit the picture well."""
 
 
-def review_reasons(reading: Reading, registration: Registration) -> tuple[str, ...]:
-    """Why a person should check this sheet (empty when the reading is sure)."""
+def review_reasons(reading: Reading, registration: Registration, another_map: str | None = None) -> tuple[str, ...]:
+    """Why a person should check this sheet (empty when the reading is sure); ``another_map`` says
+    where a second map lies in the picture (``left``, ``right``, ``above``, ``below``), if one does."""
     reasons: list[str] = []
     if reading.doubtful:
         names = ", ".join(r.section.name for r in reading.doubtful)
@@ -208,6 +210,11 @@ def review_reasons(reading: Reading, registration: Registration) -> tuple[str, .
         )
     if registration.median_residual > MAX_RESIDUAL:
         reasons.append(f"the map is strongly bent or distorted (residual {registration.median_residual:.2f} pitch)")
+    if another_map:
+        reasons.append(
+            f"another Map of London lies in the picture ({another_map} of the one read): one sheet is read per "
+            "picture; photograph each sheet on its own"
+        )
     return tuple(reasons)
 
 
@@ -249,13 +256,14 @@ def analyze_sheet(
     loaded = image if isinstance(image, LoadedPage) else load_array(image, source)
     source, page = loaded.source, loaded.page
     reg = register(loaded.image, cal.map, source)
+    other = find_other_map(loaded.image, reg, cal.map, cal.sheet, source)
     # A calibrated print brings its own blank: what is printed under every section is then known.
     straight = straighten(loaded.image, reg, cal.map, print_density(cal))
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     evidence = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options, straight.band_density)
     card, violations = _score(reading.network, cal)
-    reasons = review_reasons(reading, reg)
+    reasons = review_reasons(reading, reg, direction(reg, other) if other else None)
     marks = read_marks(loaded.image, reg, cal)
     mark_differences = compare_marks(marks, card.tourist_circles, tuple(o.met for o in card.objectives))
     return SheetReport(

@@ -316,6 +316,25 @@ def test_glare_over_a_line_puts_what_it_washes_out_in_doubt() -> None:
     assert any("glare" in r for r in report.review_reasons)
 
 
+def test_two_sheets_in_one_picture_are_named_not_silently_one() -> None:
+    # Two players' sheets photographed side by side: the lattice search found one map and read it
+    # as if the picture held nothing else; the other sheet was left out without a word.
+    sheets = []
+    for name in ("photo-ordinary", "rules-broken"):
+        expected = json.loads((SAMPLES / name / "expected.json").read_text())
+        image = load_page(SAMPLES / name / expected["image"]).image
+        sheets.append((cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA), expected["total"]))
+    height = max(im.shape[0] for im, _ in sheets)
+    side_by_side = np.hstack([np.pad(im, ((0, height - im.shape[0]), (0, 0), (0, 0)), mode="edge") for im, _ in sheets])
+    report = analyze_sheet(side_by_side, CAL)
+    assert report.total in {total for _, total in sheets}
+    assert report.needs_review
+    assert any("another Map of London" in r for r in report.review_reasons)
+    # Each sheet alone: no other map is reported.
+    alone = analyze_sheet(sheets[0][0], CAL)
+    assert not any("another Map of London" in r for r in alone.review_reasons)
+
+
 def test_a_corner_of_the_map_out_of_the_picture_is_not_read_as_blank_or_as_streaks() -> None:
     # The committed photo cut above its top right corner: the edge's pixels repeated beyond it made
     # streaks that read as a blue section there, and the total was wrong without a flag.

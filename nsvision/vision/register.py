@@ -331,6 +331,11 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
         raise first from None
 
 
+def register_once(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
+    """One lattice search at the usual ink levels (``register`` tries two more before giving up)."""
+    return _register(image, game_map, source, DARK_LEVELS)
+
+
 def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[float, ...]) -> Registration:
     cands = find_symbol_candidates(image, levels)
     if len(cands) < MIN_STATIONS:
