@@ -45,6 +45,7 @@ class Case:
     style: str
     strength: float
     violation: str | None
+    pencils: str = "default"
 
     @property
     def label(self) -> str:
@@ -59,6 +60,7 @@ class Case:
             style=self.style,
             strength=self.strength,
             violation=self.violation,
+            pencils=self.pencils,
         )
 
 

@@ -7,11 +7,12 @@ the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across 
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
 ``analyze_file``). Four more reads leave something on the sheet (a pen over a line's last section,
 a green pencil across the map), cut part of the map off the picture, or wash a line's end out with
-glare. Reported per change:
+glare; three more draw the same sheet with other pencil sets (the reader was tuned on one).
+Reported per change:
 sheets, maps found, totals exactly right, sheets fully right, flagged for review, and wrong without
 a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 15 changes, about 13 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 18 changes, about 17 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
 """
 
@@ -167,6 +168,14 @@ OBJECTS: dict[str, Callable[[Sample], Sample]] = {
 in doubt, never read as blank paper."""
 
 
+PENCILS: dict[str, str] = {
+    "pencils like the printed discs": "discs",
+    "violet, cyan, magenta, lime pencils": "violet",
+    "plum, ultramarine, salmon, teal pencils": "plum",
+}
+"""Other pencil sets (``nsvision.render.pencil.PENCIL_SETS``): the same sheet drawn again with them."""
+
+
 def photos(count: int, seed: int) -> list[Case]:
     """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
     every = [c for c in plan(240, seed) if c.mode == "photo"]
@@ -175,13 +184,24 @@ def photos(count: int, seed: int) -> list[Case]:
 
 
 def run_case(case: Case) -> list[dict[str, Any]]:
-    """One photo, rendered once, read after every change."""
+    """One photo, rendered once and read after every change, then drawn again with each other pencil set."""
     cv2.setNumThreads(1)
     sample = case.sample()
-    return [
-        {"case": case.__dict__, "variant": name, **read_sample(transformed(sample, change, quality), "jpg")}
-        for name, (change, quality) in VARIANTS.items()
-    ] + [{"case": case.__dict__, "variant": name, **read_sample(lay(sample), "jpg")} for name, lay in OBJECTS.items()]
+    return (
+        [
+            {"case": case.__dict__, "variant": name, **read_sample(transformed(sample, change, quality), "jpg")}
+            for name, (change, quality) in VARIANTS.items()
+        ]
+        + [{"case": case.__dict__, "variant": name, **read_sample(lay(sample), "jpg")} for name, lay in OBJECTS.items()]
+        + [
+            {
+                "case": case.__dict__,
+                "variant": name,
+                **read_sample(dataclasses.replace(case, pencils=kind).sample(), "jpg"),
+            }
+            for name, kind in PENCILS.items()
+        ]
+    )
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:
@@ -189,7 +209,7 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "| change | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in [*VARIANTS, *OBJECTS]:
+    for name in [*VARIANTS, *OBJECTS, *PENCILS]:
         rs = [r for r in rows if r["variant"] == name]
         lines.append(f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | {outcome_cells(rs)} |")
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from nsvision.game.scoring import score_network
 from nsvision.game.simulate import simulate_game
 from nsvision.render import pencil
 from nsvision.render.degrade import Degraded, photo, photo_px_per_unit, scan, scan_px_per_unit
-from nsvision.render.pencil import PENCIL_RGB, SheetMarks, draw_sheet
+from nsvision.render.pencil import PENCIL_RGB, PENCIL_SETS, SheetMarks, draw_sheet
 from nsvision.render.sample import FORMATS, make_sample, write_sample
 from nsvision.render.sheet import RenderedSheet, render_blank
 from nsvision.render.style import STYLES, get_style, random_style
@@ -193,6 +193,28 @@ def test_pencil_lies_on_the_drawn_sections_in_their_colour(calibration: Calibrat
         if min(_seg_distance(p, a, b) for a, b in segs) < 9:
             continue
         assert _darkening(blank, sheet, *p).sum() < 25, f"pencil on undrawn section {s.name}"
+
+
+def test_a_pencil_set_draws_in_its_own_colours(calibration: Calibration, drawn) -> None:
+    # The same strokes with the pencils of the printed departure discs: cyan blue, brighter green.
+    blank, _, network = drawn
+    sheet = draw_sheet(blank, network, calibration, 5, pencils=PENCIL_SETS["discs"])
+    lat = calibration.sheet.lattice_to_sheet
+
+    def cos(a: np.ndarray, b: np.ndarray) -> float:
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-6))
+
+    for colour in ("blue", "green"):
+        own = 255 - np.array(PENCIL_SETS["discs"][colour], np.float32)
+        usual = 255 - np.array(PENCIL_RGB[colour], np.float32)
+        darkening = [
+            _darkening(blank, sheet, *(0.62 * np.array(lat(*s.a)) + 0.38 * np.array(lat(*s.b))))
+            for s in network.sections(colour)
+        ]
+        assert darkening
+        assert sum(cos(d, own) > cos(d, usual) for d in darkening) >= 0.8 * len(darkening), colour
+    with pytest.raises(ValueError, match="pencils"):
+        make_sample(calibration, 1, pencils="crayons")
 
 
 def test_marks_cross_circles_from_the_left_and_write_numbers(calibration: Calibration) -> None:

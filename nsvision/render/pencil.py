@@ -41,6 +41,16 @@ PENCIL_RGB: dict[Colour, RGB] = {
     "green": (60, 150, 80),
 }
 """What a firm stroke of each coloured pencil looks like on white paper."""
+PENCIL_SETS: dict[str, Mapping[Colour, RGB]] = {
+    "default": PENCIL_RGB,
+    "discs": {"purple": (96, 47, 147), "blue": (0, 173, 239), "pink": (237, 18, 123), "green": (64, 185, 60)},
+    "violet": {"purple": (100, 70, 170), "blue": (30, 140, 200), "pink": (230, 70, 170), "green": (90, 160, 50)},
+    "plum": {"purple": (130, 60, 130), "blue": (50, 80, 190), "pink": (235, 90, 110), "green": (40, 140, 110)},
+}
+"""Pencil sets a player may own. The reader was tuned on ``default``; ``discs`` matches the printed
+departure discs (RULES.md §5: a cyan blue, a brighter green), ``violet`` turns every pencil one way
+round the hue circle (violet, cyan, magenta, lime) and ``plum`` the other (plum, ultramarine, salmon
+pink, teal green)."""
 GRAPHITE_RGB: RGB = (80, 80, 88)
 
 _SHIFT = 3
@@ -100,11 +110,13 @@ def draw_sheet(
     calibration: Calibration,
     seed: int,
     marks: SheetMarks | None = None,
+    pencils: Mapping[Colour, RGB] = PENCIL_RGB,
 ) -> RenderedSheet:
     """A copy of ``sheet`` with the network drawn in coloured pencil and the marks written.
 
     ``marks=None`` writes the truthful marks of the network's score card; pass ``SheetMarks()``
-    for none. The same seed always gives the same strokes.
+    for none. ``pencils`` are the colours of the player's pencils (see ``PENCIL_SETS``). The same
+    seed always gives the same strokes.
     """
     if marks is None:
         from nsvision.game.scoring import score_network
@@ -112,7 +124,7 @@ def draw_sheet(
         marks = marks_from_card(score_network(network, calibration.map), network)
     img = sheet.image.copy()
     rng = np.random.default_rng([seed, 0x9E11])
-    hand = _Hand.sample(rng)
+    hand = _Hand.sample(rng, pencils)
     pen = _Pen(img, sheet, hand, rng)
     for colour in LINE_COLOURS:
         for start, end in _drawing_order(network.sections(colour), calibration.map.departure(colour)):
@@ -181,9 +193,9 @@ class _Hand:
     digit_font: int
 
     @staticmethod
-    def sample(rng: np.random.Generator) -> _Hand:
+    def sample(rng: np.random.Generator, pencils: Mapping[Colour, RGB] = PENCIL_RGB) -> _Hand:
         ruler = rng.random() < 0.15
-        pigments: dict[str, np.ndarray] = {c: _pigment(PENCIL_RGB[c], rng) for c in LINE_COLOURS}
+        pigments: dict[str, np.ndarray] = {c: _pigment(pencils[c], rng) for c in LINE_COLOURS}
         return _Hand(
             pigments=MappingProxyType(pigments),
             pressure=float(rng.uniform(0.45, 1.0)),

@@ -27,7 +27,7 @@ from nsvision.game.rules import VIOLATION_CODES, check_network
 from nsvision.game.scoring import score_network
 from nsvision.game.simulate import simulate_game
 from nsvision.render.degrade import UNIT_MM, Degraded, clean, photo, photo_px_per_unit, scan, scan_px_per_unit
-from nsvision.render.pencil import SheetMarks, draw_sheet, marks_from_card
+from nsvision.render.pencil import PENCIL_SETS, SheetMarks, draw_sheet, marks_from_card
 from nsvision.render.sheet import render_blank
 from nsvision.render.style import SheetStyle, get_style
 
@@ -103,6 +103,7 @@ def _render_page(
     frame: tuple[int, int] | None,
     megapixels: float | None,
     advanced: bool,
+    pencils: str,
 ) -> tuple[Degraded, dict[str, Any]]:
     network = _network(calibration, seed, violation, blank, advanced)
     card = score_network(network, calibration.map)
@@ -116,7 +117,7 @@ def _render_page(
         ppu = scan_px_per_unit(dpi)
     else:
         ppu = px_per_unit or CLEAN_PX_PER_UNIT
-    sheet = draw_sheet(render_blank(calibration, style, ppu), network, calibration, seed, marks)
+    sheet = draw_sheet(render_blank(calibration, style, ppu), network, calibration, seed, marks, PENCIL_SETS[pencils])
     if mode == "photo":
         page = photo(sheet, calibration, seed, strength, frame, megapixels)
     elif mode == "scan":
@@ -130,6 +131,7 @@ def _render_page(
         "mode": mode,
         "style": get_style(style).name,
         "strength": strength,
+        "pencils": pencils,
         "image": None,
         "page": 1,
         "network": network.to_dict(),
@@ -158,6 +160,7 @@ def make_sample(
     frame: tuple[int, int] | None = None,
     megapixels: float | None = None,
     advanced: bool = False,
+    pencils: str = "default",
 ) -> Sample:
     """Render ``pages`` sheets (page ``i`` from seed ``seed + i * 100003``) and their ground truth.
 
@@ -167,7 +170,7 @@ def make_sample(
     empty (score 0). ``frame`` fixes a photo's displayed size (width, height) in px;
     ``megapixels`` scales the phone frame instead (same picture, smaller file). ``advanced``
     plays two shared objectives (ticked when met) and circles a station with the double-station
-    pencil power on one or two lines.
+    pencil power on one or two lines. ``pencils`` names the player's pencil set (``PENCIL_SETS``).
     Raises ``ValueError`` naming the bad argument.
     """
     if mode not in MODES:
@@ -184,6 +187,8 @@ def make_sample(
         raise ValueError(f"strength must lie between 0 and 1, got {strength}")
     if pages < 1:
         raise ValueError(f"pages must be at least 1, got {pages}")
+    if pencils not in PENCIL_SETS:
+        raise ValueError(f"unknown pencils {pencils!r}; expected one of {', '.join(PENCIL_SETS)}")
     rendered = [
         _render_page(
             calibration,
@@ -198,6 +203,7 @@ def make_sample(
             frame,
             megapixels,
             advanced,
+            pencils,
         )
         for i in range(pages)
     ]
