@@ -438,3 +438,5 @@ def test_cli_sample_writes_images_and_expected(tmp_path: Path) -> None:
     assert bad.exit_code == 4 and "--mode" in bad.output
     bad = runner.invoke(app, ["sample", "--style", "glossy", "--out", str(tmp_path)])
     assert bad.exit_code == 4 and "--style" in bad.output and "unseen-N" in bad.output
+    bad = runner.invoke(app, ["sample", "--pencils", "crayons", "--out", str(tmp_path)])
+    assert bad.exit_code == 4 and "--pencils" in bad.output and "discs" in bad.output

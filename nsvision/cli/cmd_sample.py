@@ -10,6 +10,7 @@ import typer
 from nsvision.calibration import load_calibration
 from nsvision.cli.app import app, guarded, out_console
 from nsvision.errors import InputError
+from nsvision.render.pencil import PENCIL_SETS
 from nsvision.render.sample import FORMATS, MODES, make_sample, write_sample
 from nsvision.render.style import STYLES, UNSEEN_PREFIX, get_style
 
@@ -38,8 +39,10 @@ def write_samples(
     blank: bool,
     advanced: bool,
     calibration: Path | None,
+    pencils: str = "default",
 ) -> list[Path]:
     _check_choice("--mode", mode, _CLI_MODES)
+    _check_choice("--pencils", pencils, tuple(PENCIL_SETS))
     try:
         get_style(style)
     except KeyError:
@@ -70,6 +73,7 @@ def write_samples(
                 px_per_unit=px_per_unit,
                 megapixels=megapixels,
                 advanced=advanced,
+                pencils=pencils,
             )
         except ValueError as exc:
             raise InputError("nsvision sample", str(exc), "check the options (see nsvision sample --help)") from None
@@ -121,6 +125,9 @@ def sample(
     calibration: Annotated[
         Path | None, typer.Option("--calibration", help="Calibration file (default: the bundled London print).")
     ] = None,
+    pencils: Annotated[
+        str, typer.Option("--pencils", help=f"The player's pencil set: {', '.join(PENCIL_SETS)}.")
+    ] = "default",
 ) -> None:
     """Render sheets with known ground truth: the image(s) and an expected.json per sample."""
     paths = guarded(
@@ -140,6 +147,7 @@ def sample(
             blank=blank,
             advanced=advanced,
             calibration=calibration,
+            pencils=pencils,
         )
     )
     for p in paths:
