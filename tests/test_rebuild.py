@@ -238,6 +238,18 @@ def test_a_few_specks_over_the_thames_next_to_a_line_are_the_band_not_pencil() -
     assert stroke.sections[river].doubtful
 
 
+def test_a_quarter_of_a_river_section_marked_in_a_colour_the_band_lacks_is_looked_at() -> None:
+    # A line's last section over the band, drawn with a pencil the band mostly hides (a bright green
+    # on the teal band keeps only its blue density): a quarter of it reaches the stroke threshold,
+    # nothing more is seen. Specks of the band's own colour (its edges along a diagonal crossing) are not pencil.
+    river = _section("4,5-4,6")
+    green: dict[str, Colour] = {**OTHERS, "3,2-3,6": "green", "3,6-4,6": "green"}
+    hidden = _ev(river, 0.25, np.array([0.1, 0.0, 1.0]), faint=0.25, over_river=1.0)
+    assert _read(green, band=DARK_BLUE_BAND, river=hidden).sections[river].doubtful
+    edges = _ev(river, 0.25, np.array([0.92, 0.39, 0.0]), faint=0.25, over_river=1.0)
+    assert not _read(green, band=DARK_BLUE_BAND, river=edges).doubtful
+
+
 def test_after_the_rules_mend_a_line_its_possible_joins_are_no_longer_named() -> None:
     river, ev = _pink_leaning_river()
     # Read pink, the purple line is in two pieces and 2,5-3,6 or 3,6-4,5 could join them; read

@@ -432,7 +432,11 @@ def rebuild(
             # to any line's station when some reach the stroke threshold or they run all along it,
             # else at the end of a line whose pencil they are nearest or whose pencil can look like
             # them on this band (marks of another colour there are the band's own texture).
-            if ev.faint < FAINT_EXTENSION_SHARE_RIVER:
+            # Marks that reach the stroke threshold on a fifth of it, in a colour the band itself
+            # does not have (its edges' specks have), are pencil too: a stroke the band mostly hides.
+            if ev.faint < FAINT_EXTENSION_SHARE_RIVER and (
+                ev.ink < FAINT_EXTENSION_INK or band is None or _looks_like(_vec(ev), [np.asarray(band, float)])
+            ):
                 continue
             steady = ev.ink >= FAINT_EXTENSION_INK_RIVER or ev.faint >= FAINT_ALL_ALONG_RIVER
             reach = on_line if steady else line_ends
