@@ -61,7 +61,8 @@ def find_other_map(
     painted[covered] = np.median(image[covered][::97], axis=0).astype(image.dtype)
     try:
         return register_once(painted, game_map, source)
-    except NoMapFoundError:
+    except (NoMapFoundError, np.linalg.LinAlgError, cv2.error, ValueError):
+        # Only a check: whatever stops the second search must not cost the sheet already read.
         return None
 
 
