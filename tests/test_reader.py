@@ -261,6 +261,14 @@ def _line_end(expected: dict) -> tuple[str, str]:
     raise AssertionError("no line in this sample")
 
 
+def _assert_line_end_in_doubt(report: SheetReport, a: str, b: str, reason: str) -> None:
+    """The sheet is flagged, section ``a``-``b`` named in doubt, and a review reason says ``reason``."""
+    name = "-".join(sorted((a, b), key=lambda n: tuple(map(int, n.split(",")))))
+    assert report.needs_review
+    assert name in report.doubtful_sections
+    assert any(reason in r for r in report.review_reasons)
+
+
 def test_something_lying_over_a_line_puts_what_it_hides_in_doubt() -> None:
     # A pen left on the sheet over a line's last section: under it neither pencil nor the printed
     # guide shows, and the line simply looked shorter (two points lost, no flag). A deep shadow
@@ -288,11 +296,7 @@ def test_something_lying_over_a_line_puts_what_it_hides_in_doubt() -> None:
     pa, pb = xy[a], xy[b]
     pen = shaded.copy()
     cv2.line(pen, tuple(int(v) for v in pa), tuple(int(v) for v in pb), (38, 36, 44), int(0.45 * pitch))
-    report = analyze_sheet(pen, CAL)
-    name = "-".join(sorted((a, b), key=lambda n: tuple(map(int, n.split(",")))))
-    assert report.needs_review
-    assert name in report.doubtful_sections
-    assert any("something may lie over" in r for r in report.review_reasons)
+    _assert_line_end_in_doubt(analyze_sheet(pen, CAL), a, b, "something may lie over")
 
 
 def test_glare_over_a_line_puts_what_it_washes_out_in_doubt() -> None:
@@ -309,11 +313,7 @@ def test_glare_over_a_line_puts_what_it_washes_out_in_doubt() -> None:
     yy, xx = np.ogrid[0 : page.image.shape[0], 0 : page.image.shape[1]]
     light = 1.5 * 255.0 * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (0.5 * pitch) ** 2))
     glared = np.clip(page.image + light[..., None], 0, 255).astype(np.uint8)
-    report = analyze_sheet(glared, CAL)
-    name = "-".join(sorted((a, b), key=lambda n: tuple(map(int, n.split(",")))))
-    assert report.needs_review
-    assert name in report.doubtful_sections
-    assert any("glare" in r for r in report.review_reasons)
+    _assert_line_end_in_doubt(analyze_sheet(glared, CAL), a, b, "glare")
 
 
 def test_two_sheets_in_one_picture_are_named_not_silently_one() -> None:
