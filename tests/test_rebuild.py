@@ -100,6 +100,21 @@ def test_marks_too_light_for_ink_at_a_line_end_are_put_in_doubt() -> None:
     assert not blank.doubtful
 
 
+def test_faint_marks_on_part_of_a_long_section_at_a_line_end_are_put_in_doubt() -> None:
+    # A long section drawn lightly shows faint marks on only part of its length.
+    long = _section("2,7-4,9")
+    ev = dataclasses.replace(_ev(long, 0.0, HUES["purple"], faint=0.3), samples=150)
+    at_end = _read({**OTHERS, "2,5-2,7": "purple"}, long=ev)
+    assert at_end.sections[long].colour is None
+    assert at_end.sections[long].doubtful
+    # The same share on a short section is what a blank guide may show.
+    short = dataclasses.replace(ev, section=_section("2,7-3,7"), samples=40)
+    assert not _read({**OTHERS, "2,5-2,7": "purple"}, short=short).doubtful
+    # Beside a line passing through, only marks along most of a section are looked at.
+    through = _read({**OTHERS, "2,5-2,7": "purple", "2,7-3,7": "purple"}, long=ev)
+    assert not through.sections[long].doubtful
+
+
 def test_faint_marks_are_ignored_where_the_print_itself_leaves_them_everywhere() -> None:
     nxt = _section("2,7-3,7")
     # Warm light or a dark print: every blank guide shows faint marks, so they say nothing.

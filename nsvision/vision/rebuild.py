@@ -60,6 +60,10 @@ FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
 FAINT_EXTENSION_SHARE = 0.6
 """The same for marks too light to count as ink but present on this share of the section (``faint``)."""
+FAINT_LONG_END_SHARE = 0.25
+"""The same for a long section (``LONG_SAMPLES``) at a line's end, in the line's own hue."""
+LONG_SAMPLES = 60
+"""Measured positions from which a section is long (two lattice units and more)."""
 FAINT_EXTENSION_SHARE_RIVER = 0.3
 """The same over the Thames band, where pencil of the band's own hue leaves little more than faint marks."""
 LIGHT_EXTENSION_INK = 0.1
@@ -448,6 +452,10 @@ def rebuild(
             # Marks too light to count as ink only matter next to a line: it may go on lightly from
             # an end, or branch lightly from any of its stations (a Railroad Switch).
             reach = on_line
+        elif faint_means_pencil and ev.faint >= FAINT_LONG_END_SHARE and ev.samples >= LONG_SAMPLES:
+            # A long section lightly drawn shows its faint marks on only part of its length; of the
+            # line's own hue at the line's end, that is more than a blank guide shows.
+            reach = line_ends
         else:
             continue
         cand: Sequence[Colour] = (nearest[s],)
