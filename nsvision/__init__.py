@@ -17,6 +17,8 @@ _EXPORTS = {
     "score_network_file": "nsvision.pipeline",
     "SheetReport": "nsvision.pipeline",
     "SheetFailure": "nsvision.pipeline",
+    "SectionFix": "nsvision.pipeline",
+    "parse_fix": "nsvision.pipeline",
     "load_calibration": "nsvision.calibration",
     "Calibration": "nsvision.calibration",
     "Network": "nsvision.game.network",

@@ -11,7 +11,7 @@ fails as a ``SheetFailure`` and goes on with the next.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import numpy as np
 
 from nsvision.calibration import Calibration, load_calibration
 from nsvision.errors import ExitCode, NsvisionError
-from nsvision.game.board import LINE_COLOURS
+from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Section, parse_station_name
 from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
@@ -29,8 +29,48 @@ from nsvision.vision.detect import MARGIN, Straightened, blank_density, measure_
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, read_marks
 from nsvision.vision.other_sheets import direction, find_other_map
-from nsvision.vision.rebuild import Reading, rebuild
+from nsvision.vision.rebuild import Reading, rebuild, settle_by_hand
 from nsvision.vision.register import Registration, register
+
+
+@dataclass(frozen=True)
+class SectionFix:
+    """What a person who looked at the sheet says one section is: after a review, the sections in
+    doubt are settled this way and the sheet scored without them in doubt."""
+
+    section: Section
+    colour: Colour | None
+    """The pencil drawn on it, or None: not drawn."""
+    page: int | None = None
+    """The page of a PDF it concerns; None: every page (a single picture)."""
+
+
+def parse_fix(text: str, game_map: GameMap) -> SectionFix:
+    """``[PAGE:]x,y-x,y=COLOUR`` with COLOUR one of purple, blue, pink, green or none.
+
+    Raises ``ValueError`` saying what is wrong and what is expected.
+    """
+    form = "expected [PAGE:]x,y-x,y=COLOUR, e.g. 2,3-2,4=green or 2:4,5-4,6=none"
+    where, sep, colour = text.strip().rpartition("=")
+    page_text, _, name = where.rpartition(":")
+    if not sep or name.count("-") != 1:
+        raise ValueError(f"{text!r}: {form}")
+    page: int | None = None
+    if page_text:
+        if not page_text.isdigit() or int(page_text) < 1:
+            raise ValueError(f"{text!r}: the page must be a number from 1 ({form})")
+        page = int(page_text)
+    a, b = name.split("-")
+    try:
+        section = Section.of(parse_station_name(a), parse_station_name(b))
+    except ValueError as exc:
+        raise ValueError(f"{text!r}: {exc} ({form})") from None
+    if section not in game_map.section_set:
+        raise ValueError(f"{text!r}: {section.name} is not a section of the map (a section joins two stations)")
+    colour = colour.strip().lower()
+    if colour not in (*LINE_COLOURS, "none"):
+        raise ValueError(f"{text!r}: the colour must be one of {', '.join(LINE_COLOURS)} or none")
+    return SectionFix(section, None if colour == "none" else colour, page)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -105,8 +145,9 @@ class SheetReport:
             out["sections"] = [
                 r.to_dict()
                 for r in sorted(self.reading.sections.values(), key=lambda r: r.section)
-                if r.colour is not None or r.doubtful
+                if r.colour is not None or r.doubtful or r.set_by_hand
             ]
+            out["set_by_hand"] = [r.section.name for r in self.reading.set_by_hand]
         if self.registration is not None:
             out["registration"] = self.registration.to_dict()
         if self.marks is not None:
@@ -195,7 +236,8 @@ def review_reasons(reading: Reading, registration: Registration, another_map: st
     if reading.doubtful:
         names = ", ".join(r.section.name for r in reading.doubtful)
         reasons.append(f"{len(reading.doubtful)} section(s) could not be read with confidence: {names}")
-    hidden = [r.section.name for r in reading.sections.values() if r.evidence.hidden > 0]
+    # What a person has set by hand they have seen: nothing hides it any more.
+    hidden = [r.section.name for r in reading.sections.values() if r.evidence.hidden > 0 and not r.set_by_hand]
     if hidden:
         reasons.append(
             f"part of the map shows neither print nor pencil (on {', '.join(hidden)}): something may lie over "
@@ -246,9 +288,12 @@ def analyze_sheet(
     *,
     source: str = "<image>",
     page: int = 1,
+    fixes: Sequence[SectionFix] = (),
 ) -> SheetReport:
     """Read one sheet from an RGB image (or a loaded page) and score it.
 
+    ``fixes`` are what a person who looked at the sheet says some sections are (those for this
+    page, or for every page): they replace what was read there, sure and no longer in doubt.
     Raises ``NoMapFoundError`` when the picture holds no Map of London.
     """
     start = time.perf_counter()
@@ -262,6 +307,9 @@ def analyze_sheet(
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     evidence = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options, straight.band_density)
+    mine = {f.section: f.colour for f in fixes if f.page in (None, page)}
+    if mine:
+        reading = settle_by_hand(reading, mine)
     card, violations = _score(reading.network, cal)
     reasons = review_reasons(reading, reg, direction(reg, other) if other else None)
     marks = read_marks(loaded.image, reg, cal)
@@ -285,26 +333,33 @@ def analyze_sheet(
 
 
 def iter_file(
-    path: str | Path, calibration: Calibration | None = None, options: GameOptions | None = None
+    path: str | Path,
+    calibration: Calibration | None = None,
+    options: GameOptions | None = None,
+    fixes: Sequence[SectionFix] = (),
 ) -> Iterator[SheetResult]:
     """Read every sheet of a picture or PDF, in page order; a page that fails becomes a ``SheetFailure``.
 
     An error that concerns the whole file (missing, unreadable) is raised from the first step.
+    ``fixes``: see ``analyze_sheet``.
     """
     cal = calibration or load_calibration()
     for page in range(1, page_count(path) + 1):
         try:
-            yield analyze_sheet(load_page(path, page), cal, options)
+            yield analyze_sheet(load_page(path, page), cal, options, fixes=fixes)
         except NsvisionError as exc:
             # One damaged or map-less page must not cost the other pages of the file.
             yield SheetFailure(str(path), page, exc)
 
 
 def analyze_file(
-    path: str | Path, calibration: Calibration | None = None, options: GameOptions | None = None
+    path: str | Path,
+    calibration: Calibration | None = None,
+    options: GameOptions | None = None,
+    fixes: Sequence[SectionFix] = (),
 ) -> list[SheetResult]:
     """All sheets of a file (see ``iter_file``)."""
-    return list(iter_file(path, calibration, options))
+    return list(iter_file(path, calibration, options, fixes))
 
 
 def score_network_file(

@@ -74,6 +74,9 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
         console.print(f"[red]rule broken[/] ({v.code}): {v.message}")
     for diff in report.mark_differences:
         console.print(f"[yellow]score zone[/]: {diff}")
+    if report.reading is not None and report.reading.set_by_hand:
+        told = ", ".join(f"{r.section.name} {r.colour or 'not drawn'}" for r in report.reading.set_by_hand)
+        console.print(f"set by hand: {told}")
     for reason in report.review_reasons:
         console.print(f"[yellow]needs review[/]: {reason}")
     if report.reading is not None and report.reading.doubtful:
@@ -83,6 +86,10 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
         if report.depends_on:
             parts = [f"{field} ({', '.join(secs)})" for field, secs in report.depends_on.items()]
             console.print("  numbers that depend on them: " + "; ".join(parts))
+        console.print(
+            "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read); then score "
+            "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn)[/]"
+        )
     if report.registration is not None:
         reg = report.registration
         console.print(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -10,8 +11,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from nsvision.calibration import Calibration
 from nsvision.cli import app
 from nsvision.errors import ExitCode
+from nsvision.game.network import network_from_dict
+from nsvision.game.scoring import score_network
 
 runner = CliRunner()
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -19,6 +23,11 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 def _run(*args: str):
     return runner.invoke(app, ["score", *args])
+
+
+def _flat(output: str) -> str:
+    """Typer's usage-error panel without its frame and line breaks."""
+    return " ".join(re.sub("[│╭╮╰╯─]", " ", output).split())
 
 
 def test_network_json_legal(tmp_path: Path) -> None:
@@ -146,3 +155,56 @@ def test_photo_json_contract_and_overlay(tmp_path: Path) -> None:
     assert all(0.0 <= s["confidence"] <= 1.0 for s in out["sections"])
     assert cv2.imread(str(overlay)) is not None
     assert len(list(debug.glob("p1-*.png"))) == 3
+
+
+@pytest.mark.skipif(not (SAMPLES / "style-cream").exists(), reason="samples not generated")
+def test_sections_settled_by_hand_after_a_review_are_scored_as_said(calibration: Calibration) -> None:
+    image = next((SAMPLES / "style-cream").glob("*.jpg"))
+    first = json.loads(_run(str(image), "--json").stdout)
+    assert first["needs_review"] and first["doubtful_sections"]
+    # The reviewer confirms every section in doubt as read, and says one section read as drawn is not.
+    read = {s["section"]: s["colour"] for s in first["sections"]}
+    fixes = [f"{name}={read[name] or 'none'}" for name in first["doubtful_sections"]]
+    removed = next(s for s in first["sections"] if s["colour"] and not s["doubtful"])
+    fixes.append(f"{removed['section']}=none")
+    res = _run(str(image), "--json", *[arg for fix in fixes for arg in ("--fix", fix)])
+    out = json.loads(res.stdout)
+    assert out["needs_review"] is False and out["doubtful_sections"] == []
+    assert res.exit_code == (ExitCode.RULES_BROKEN if out["violations"] else ExitCode.OK), res.output
+    assert sorted(out["set_by_hand"]) == sorted([*first["doubtful_sections"], removed["section"]])
+    gone = removed["section"].split("-")
+    lines = {c: [s for s in secs if s != gone] for c, secs in first["network"]["lines"].items()}
+    assert out["network"]["lines"] == lines
+    card = score_network(network_from_dict({"lines": lines}), calibration.map)
+    assert out["total"] == card.total
+    settled = {s["section"]: s for s in out["sections"] if s["set_by_hand"]}
+    assert settled[removed["section"]]["colour"] is None
+    assert "read as" in settled[removed["section"]]["reason"]
+    text = _run(str(image), "--fix", f"{removed['section']}=none").stdout
+    assert f"set by hand: {removed['section']} not drawn" in text
+
+
+@pytest.mark.parametrize(
+    ("fix", "needle"),
+    [
+        ("2,3-2,4", "expected [PAGE:]x,y-x,y=COLOUR"),
+        ("2,3-2,4=red", "purple, blue, pink, green or none"),
+        ("0,0-9,9=green", "not a section of the map"),
+        ("2,3-x=green", "not of the form 'x,y'"),
+        ("0:2,3-2,4=green", "page must be a number"),
+    ],
+)
+def test_a_bad_fix_is_a_usage_error_naming_it(fix: str, needle: str) -> None:
+    res = _run(str(SAMPLES / "photo-ordinary" / "photo-21.jpg"), "--fix", fix)
+    assert res.exit_code == 2
+    assert needle in _flat(res.output) and "--fix" in res.output
+
+
+def test_a_fix_for_a_page_the_file_does_not_have_or_a_network_file_is_refused(tmp_path: Path) -> None:
+    pdf = next((SAMPLES / "pdf-two-sheets").glob("*.pdf"))
+    res = _run(str(pdf), "--fix", "3:2,3-2,4=green")
+    assert res.exit_code == 2 and "has 2 page(s)" in _flat(res.output)
+    f = tmp_path / "net.json"
+    f.write_text(json.dumps({"lines": {"blue": [["5,7", "5,4"]]}}))
+    res = _run(str(f), "--fix", "2,3-2,4=green")
+    assert res.exit_code == 2 and "edit it instead" in _flat(res.output)

@@ -9,7 +9,7 @@ import numpy as np
 from nsvision.calibration import load_calibration
 from nsvision.game.board import Colour, Section, parse_station_name
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
-from nsvision.vision.rebuild import Reading, _band_explains, learn_hues, rebuild
+from nsvision.vision.rebuild import Reading, _band_explains, learn_hues, rebuild, settle_by_hand
 
 MAP = load_calibration().map
 HUES = pencil_hues()
@@ -57,6 +57,20 @@ def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
     reading = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.08, HUES["purple"]))
     assert reading.sections[join].colour == "purple"
     assert reading.sections[join].doubtful
+
+
+def test_a_person_settles_a_section_in_doubt_and_nothing_else() -> None:
+    join = _section("2,7-3,7")
+    reading = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.08, HUES["purple"]))
+    assert reading.sections[join].doubtful
+    settled = settle_by_hand(reading, {join: None})
+    assert not settled.sections[join].doubtful and settled.sections[join].colour is None
+    assert [r.section for r in settled.set_by_hand] == [join]
+    assert "read as purple" in settled.sections[join].reason
+    assert join not in settled.network.sections("purple")
+    unchanged = {s: r for s, r in settled.sections.items() if s != join}
+    assert unchanged == {s: r for s, r in reading.sections.items() if s != join}
+    assert settled.network.sections("blue") == reading.network.sections("blue")
 
 
 def test_a_join_with_only_faint_marks_along_it_is_read_as_drawn() -> None:

@@ -18,9 +18,11 @@ from nsvision.pipeline import (
     SheetResult,
     analyze_file,
     overall_exit_code,
+    parse_fix,
     score_network_file,
 )
 from nsvision.report import render_result, results_json
+from nsvision.vision.load import page_count
 
 
 def is_network_file(path: Path) -> bool:
@@ -44,15 +46,43 @@ def game_options(objectives: list[str] | None, solo: bool) -> GameOptions | None
     return GameOptions(objectives=tuple(objectives or ()), solo=solo)
 
 
-def read_any(file: Path, calibration: Path | None, objectives: list[str] | None, solo: bool) -> list[SheetResult]:
-    """Every sheet of ``file``: a network JSON gives one, a PDF one per page."""
+def read_any(
+    file: Path, calibration: Path | None, objectives: list[str] | None, solo: bool, fixes: list[str] | None = None
+) -> list[SheetResult]:
+    """Every sheet of ``file``: a network JSON gives one, a PDF one per page.
+
+    ``fixes`` (``--fix``) settle sections of a picture after a review; a bad one is a usage error.
+    """
     cal = load_calibration(calibration)
     options = game_options(objectives, solo)
+    try:
+        settled = [parse_fix(text, cal.map) for text in fixes or []]
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--fix'") from None
     if not file.exists():
         raise InputError(str(file), "no such file", "check the path")
     if is_network_file(file):
+        if settled:
+            raise typer.BadParameter(f"{file} is a network file: edit it instead", param_hint="'--fix'")
         return [score_network_file(file, cal, options)]
-    return analyze_file(file, cal, options)
+    pages = page_count(file) if any(f.page for f in settled) else 1
+    beyond = [f for f in settled if f.page is not None and f.page > pages]
+    if beyond:
+        raise typer.BadParameter(
+            f"{file} has {pages} page(s); no page {beyond[0].page} to settle {beyond[0].section.name} on",
+            param_hint="'--fix'",
+        )
+    return analyze_file(file, cal, options, settled)
+
+
+FixOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fix",
+        help="After a review, what a section is: x,y-x,y=COLOUR (purple, blue, pink, green or none), "
+        "PAGE:x,y-x,y=COLOUR for one page of a PDF; repeat for each section checked.",
+    ),
+]
 
 
 ObjectiveOpt = Annotated[
@@ -85,12 +115,13 @@ def score(
     calibration: CalibrationOpt = None,
     objective: ObjectiveOpt = None,
     solo: Annotated[bool, typer.Option("--solo", help="Solo game: −10 per advanced module, rating band.")] = False,
+    fix: FixOpt = None,
 ) -> None:
     """Score one sheet (or every page of a PDF) and list the rules it breaks.
 
     Exit code: 0 legal, 1 rules broken, 3 needs review, 4 unreadable input, 5 no map found.
     """
-    results = guarded(lambda: read_any(file, calibration, objective, solo))
+    results = guarded(lambda: read_any(file, calibration, objective, solo, fix))
     images = [r for r in results if isinstance(r, SheetReport) and r.straightened is not None]
     for report in images:
         _write_pictures(report, overlay, debug_dir, len(results))

@@ -22,7 +22,7 @@ from nsvision.claims import (
     verify_claims,
 )
 from nsvision.cli.app import app, err_console, guarded, out_console
-from nsvision.cli.cmd_score import CalibrationOpt, ObjectiveOpt, is_network_file, read_any
+from nsvision.cli.cmd_score import CalibrationOpt, FixOpt, ObjectiveOpt, is_network_file, read_any
 from nsvision.errors import ClaimError, ExitCode
 from nsvision.game.board import GameMap
 from nsvision.pipeline import SheetFailure, SheetReport, SheetResult
@@ -183,6 +183,7 @@ def verify(
     calibration: CalibrationOpt = None,
     objective: ObjectiveOpt = None,
     solo: Annotated[bool, typer.Option("--solo", help="Solo game: −10 per advanced module, rating band.")] = False,
+    fix: FixOpt = None,
 ) -> None:
     """Check the totals a player claims against what the sheet shows, and explain every difference.
 
@@ -194,7 +195,7 @@ def verify(
         pages = guarded(lambda: page_count(file))
         if pages > 1:
             guarded(lambda: _refuse_one_claim_for_many(file, pages))
-    results = guarded(lambda: read_any(file, calibration, objective, solo))
+    results = guarded(lambda: read_any(file, calibration, objective, solo, fix))
     if single is not None and len(results) > 1:
         guarded(lambda: _refuse_one_claim_for_many(file, len(results)))
     game_map = guarded(lambda: load_calibration(calibration)).map

@@ -132,12 +132,14 @@ class SectionReading:
     """0.5 = a coin toss, 1 = certain."""
     doubtful: bool
     reason: str
-    """Why the section is in doubt (empty when it is not)."""
+    """Why the section is in doubt (empty when it is not), or what was read where it is set by hand."""
     evidence: SegmentEvidence
     nearest: Colour = "purple"
     """The pencil hue nearest to the marks on it (the colour it would have if drawn)."""
     colour_margin: float = 1.0
     """Normalised lead of the nearest hue over the next (see ``COLOUR_MARGIN``)."""
+    set_by_hand: bool = False
+    """A person checked the sheet and said what this section is (``settle_by_hand``)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -148,6 +150,7 @@ class SectionReading:
             "reason": self.reason,
             "nearest": self.nearest,
             "colour_margin": round(self.colour_margin, 3),
+            "set_by_hand": self.set_by_hand,
             "evidence": self.evidence.to_dict(),
         }
 
@@ -167,6 +170,27 @@ class Reading:
     @property
     def drawn(self) -> tuple[SectionReading, ...]:
         return tuple(r for r in sorted(self.sections.values(), key=lambda r: r.section) if r.colour is not None)
+
+    @property
+    def set_by_hand(self) -> tuple[SectionReading, ...]:
+        return tuple(r for r in sorted(self.sections.values(), key=lambda r: r.section) if r.set_by_hand)
+
+
+def settle_by_hand(reading: Reading, fixes: Mapping[Section, Colour | None]) -> Reading:
+    """The reading once a person has looked at the sheet: each section in ``fixes`` is what they say
+    (a colour, or None: not drawn), sure and no longer in doubt. Other sections keep their reading,
+    doubts included: only what a person checked is settled."""
+    sections = dict(reading.sections)
+    for s, colour in fixes.items():
+        was = sections[s]
+        read = f"read as {was.colour or 'not drawn'}" + (", in doubt" if was.doubtful else "")
+        sections[s] = SectionReading(
+            s, colour, 1.0, False, f"set by hand ({read})", was.evidence, colour or was.nearest, was.colour_margin, True
+        )
+    network = Network.build(
+        {k: sorted(s for s, r in sections.items() if r.colour == k) for k in LINE_COLOURS}, reading.network.options
+    )
+    return Reading(network, sections, reading.hues)
 
 
 def _drawn_confidence(ink: float) -> float:
