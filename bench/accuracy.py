@@ -126,7 +126,11 @@ def read_sample(sample: Sample, fmt: str) -> dict[str, Any]:
     exp_codes = sorted({v["code"] for v in expected["violations"]})
     got_codes = sorted({v.code for v in result.violations})
     correct = result.total == expected["total"] and exp_codes == got_codes and read == truth
+    misread = {"-".join(s) for c in LINE_COLOURS for s in read[c] ^ truth[c]}
     out.update(
+        # On a sheet read wrong: is every misread section named for the person reviewing it?
+        named_in_doubt=misread <= set(result.doubtful_sections),
+        named_at_all=misread <= set(result.doubtful_sections) | {name for name, _ in result.also_check},
         status=result.status,
         total=result.total,
         correct=correct,
@@ -169,6 +173,13 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         secs = sorted(r["seconds"] for r in rs)
         p95 = secs[min(len(secs) - 1, int(round(0.95 * (len(secs) - 1))))]
         lines.append(f"| {name} | {len(rs)} | {outcome_cells(rs)} | {statistics.median(secs):.2f} | {p95:.2f} |")
+    flagged_wrong = [r for r in rows if r["flagged"] and not r["correct"] and "named_at_all" in r]
+    lines.append("")
+    lines.append(
+        f"flagged sheets read wrong: {len(flagged_wrong)}; every misread section among those in doubt: "
+        f"{sum(r['named_in_doubt'] for r in flagged_wrong)}, among those in doubt or worth a second look: "
+        f"{sum(r['named_at_all'] for r in flagged_wrong)}"
+    )
     lines.append("")
     lines.append("| colour | precision | recall |")
     lines.append("|---|---:|---:|")

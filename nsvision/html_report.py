@@ -190,6 +190,8 @@ def _card(index: int, row: SheetRow, title: str, out_dir: Path) -> str:
     if depends:
         fields = ", ".join(k.replace("_", " ") for k in depends)
         parts.append(f'<p class="muted">numbers that depend on the sections in doubt: {e(fields)}</p>')
+    also = sheet.get("also_check", ())
+    parts.append(_list("also worth a look", (f"{x['section']}: {x['reason']}" for x in also)))
     parts.append(_list("claim differences", row.claim_differences, "claim-differences"))
     if row.verification is not None:
         parts.append(_claims_table(row.verification))

@@ -19,7 +19,8 @@ SCALE = 2
 def render_overlay(report: SheetReport) -> np.ndarray:
     """A BGR image of the straightened map with each read line, doubtful sections and rule breaks marked.
 
-    Legend: solid lines = read sections in their colour; dashed orange with "?" = in doubt;
+    Legend: solid lines = read sections in their colour; dashed orange with "?" = in doubt; thin
+    dotted orange = read as not drawn, worth a look on a sheet that needs review;
     red rings/crosses = stations or sections named by a violation; grey rings = station symbols
     that registration had to predict (not seen).
     """
@@ -48,6 +49,14 @@ def render_overlay(report: SheetReport) -> np.ndarray:
                 cv2.line(img, tuple(p0.astype(int)), tuple(p1.astype(int)), (0, 140, 255), width, cv2.LINE_AA)
             mid = ((a + b) / 2).astype(int)
             cv2.putText(img, "?", (int(mid[0]) + 4, int(mid[1]) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 90, 230), 2)
+    for name, _why in report.also_check:
+        a_name, b_name = name.split("-")
+        a, b = np.array(px(parse_station_name(a_name)), float), np.array(px(parse_station_name(b_name)), float)
+        n = max(2, int(np.linalg.norm(b - a) / 8))
+        for k in range(n + 1):
+            cv2.circle(
+                img, tuple((a + (b - a) * k / n).astype(int)), max(2, width // 2), (0, 140, 255), -1, cv2.LINE_AA
+            )
     found = report.registration.found
     r_px = int(st.px_per_pitch * SCALE * 0.3)
     for p in report.registration.station_xy_px:

@@ -87,6 +87,9 @@ class SheetReport:
     """Score field -> doubtful sections that would change it if read the other way."""
     review_reasons: tuple[str, ...] = ()
     """Why the sheet needs review, in plain English (empty when it does not)."""
+    also_check: tuple[tuple[str, str], ...] = ()
+    """On a sheet that needs review: sections read as not drawn, without doubt, that the person
+    reviewing should look at too (a light stroke is not always in doubt), with why."""
     reading: Reading | None = None
     registration: Registration | None = None
     marks: MarksReading | None = None
@@ -148,6 +151,7 @@ class SheetReport:
                 if r.colour is not None or r.doubtful or r.set_by_hand
             ]
             out["set_by_hand"] = [r.section.name for r in self.reading.set_by_hand]
+            out["also_check"] = [{"section": name, "reason": why} for name, why in self.also_check]
         if self.registration is not None:
             out["registration"] = self.registration.to_dict()
         if self.marks is not None:
@@ -323,6 +327,7 @@ def analyze_sheet(
         needs_review=bool(reasons),
         depends_on=_depends_on(reading, card, cal),
         review_reasons=reasons,
+        also_check=tuple((s.name, why) for s, why in sorted(reading.second_look.items())) if reasons else (),
         reading=reading,
         registration=reg,
         marks=marks,

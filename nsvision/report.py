@@ -86,6 +86,10 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
         if report.depends_on:
             parts = [f"{field} ({', '.join(secs)})" for field, secs in report.depends_on.items()]
             console.print("  numbers that depend on them: " + "; ".join(parts))
+        if report.also_check:
+            console.print("  also worth a look (read as not drawn):")
+            for name, why in report.also_check:
+                console.print(f"  {name}: {why}")
         console.print(
             "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read); then score "
             "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn)[/]"

@@ -129,6 +129,22 @@ def test_faint_marks_on_part_of_a_long_section_at_a_line_end_are_put_in_doubt() 
     assert not through.sections[long].doubtful
 
 
+def test_where_a_light_stroke_may_hide_without_doubt_is_named_for_a_second_look() -> None:
+    nxt, river, away = _section("2,7-3,7"), _section("4,5-4,6"), _section("8,1-9,1")
+    reading = _read(
+        {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"},
+        nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.4),
+        away=_ev(away, 0.0, HUES["purple"], faint=0.4),
+        river=_ev(river, 0.0, over_river=1.0),
+    )
+    assert not reading.doubtful
+    # Purple marks on 40 % of a section at the purple line's end, and the Thames crossing at its other end.
+    assert set(reading.second_look) == {nxt, river}
+    assert "purple" in reading.second_look[nxt] and "Thames" in reading.second_look[river]
+    # Settled by a person, a section needs no second look.
+    assert set(settle_by_hand(reading, {nxt: None}).second_look) == {river}
+
+
 def test_faint_marks_are_ignored_where_the_print_itself_leaves_them_everywhere() -> None:
     nxt = _section("2,7-3,7")
     # Warm light or a dark print: every blank guide shows faint marks, so they say nothing.

@@ -38,7 +38,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -162,6 +162,9 @@ class Reading:
     network: Network
     sections: Mapping[Section, SectionReading]
     hues: Mapping[Colour, tuple[float, float, float]]
+    second_look: Mapping[Section, str] = field(default_factory=dict)
+    """Sections read as not drawn without doubt that a person reviewing the sheet should look at
+    too, with why (see ``_second_looks``): a missed light stroke is not always in doubt."""
 
     @property
     def doubtful(self) -> tuple[SectionReading, ...]:
@@ -190,7 +193,8 @@ def settle_by_hand(reading: Reading, fixes: Mapping[Section, Colour | None]) -> 
     network = Network.build(
         {k: sorted(s for s, r in sections.items() if r.colour == k) for k in LINE_COLOURS}, reading.network.options
     )
-    return Reading(network, sections, reading.hues)
+    second_look = {s: why for s, why in reading.second_look.items() if s not in fixes}
+    return Reading(network, sections, reading.hues, second_look)
 
 
 def _drawn_confidence(ink: float) -> float:
@@ -524,7 +528,7 @@ def rebuild(
         for s, (c, f, r, m) in decided.items()
     }
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
-    return Reading(_network(decided, options), readings, learnt)
+    return Reading(_network(decided, options), readings, learnt, _second_looks(decided, evidence, nearest))
 
 
 def _reconnect(
@@ -583,6 +587,38 @@ def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section
         at_end = degree[(c, s.a)] == 1 or degree[(c, s.b)] == 1
         if at_end and ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH and ev.over_river <= 0.5:
             decided[s] = (c, min(f, 0.7), f"light pencil ({ev.ink:.0%} of it marked) at the end of the {c} line", m)
+
+
+SECOND_LOOK_SHARE = 0.3
+"""Share of a section with pencil-coloured marks (ink or faint) from which, next to a line of their
+hue, it is worth a look when the sheet is reviewed anyway."""
+
+
+def _second_looks(
+    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], nearest: Mapping[Section, Colour]
+) -> dict[Section, str]:
+    """Sections read as not drawn, without doubt, that a person reviewing the sheet should look at too.
+
+    A light stroke the picture's noise hides, or pencil over the Thames, is not always put in
+    doubt: that would flag too many sheets. On a sheet a person checks anyway, these are where such
+    a stroke most often hides: pencil-coloured marks on a good share of a section next to a line of
+    their hue, and a crossing of the Thames at a line's end.
+    """
+    degree = _line_degrees(decided)
+    out: dict[Section, str] = {}
+    for s, (c, f, _r, _m) in decided.items():
+        if c is not None or f < CONFIDENT:
+            continue
+        ev = evidence[s]
+        share = max(ev.ink, ev.faint)
+        k = nearest[s]
+        if ev.over_river > 0.5:
+            ends = [line for line in LINE_COLOURS if 1 in (degree[(line, s.a)], degree[(line, s.b)])]
+            if ends:
+                out[s] = f"over the Thames at the end of the {ends[0]} line, where pencil shows little"
+        elif share >= SECOND_LOOK_SHARE and (degree[(k, s.a)] or degree[(k, s.b)]):
+            out[s] = f"{k}-coloured marks on {share:.0%} of it, next to the {k} line"
+    return out
 
 
 HIDDEN_DRAWN = 0.5
