@@ -22,7 +22,8 @@ def render_overlay(report: SheetReport) -> np.ndarray:
     Legend: solid lines = read sections in their colour; dashed orange with "?" = in doubt; thin
     dotted orange = read as not drawn, worth a look on a sheet that needs review;
     red rings/crosses = stations or sections named by a violation; grey rings = station symbols
-    that registration had to predict (not seen).
+    that registration had to predict (not seen). Sections in doubt or worth a look are labelled
+    with their name, and the lattice's columns and rows are numbered in the margin.
     """
     if report.straightened is None or report.registration is None:
         raise ValueError("an overlay needs a report read from an image")
@@ -48,7 +49,7 @@ def render_overlay(report: SheetReport) -> np.ndarray:
                 p1 = a + (b - a) * (k + 1) / n
                 cv2.line(img, tuple(p0.astype(int)), tuple(p1.astype(int)), (0, 140, 255), width, cv2.LINE_AA)
             mid = ((a + b) / 2).astype(int)
-            cv2.putText(img, "?", (int(mid[0]) + 4, int(mid[1]) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 90, 230), 2)
+            _label(img, f"? {r.section.name}", (int(mid[0]) + 4, int(mid[1]) - 4), (0, 90, 230))
     for name, _why in report.also_check:
         a_name, b_name = name.split("-")
         a, b = np.array(px(parse_station_name(a_name)), float), np.array(px(parse_station_name(b_name)), float)
@@ -57,6 +58,14 @@ def render_overlay(report: SheetReport) -> np.ndarray:
             cv2.circle(
                 img, tuple((a + (b - a) * k / n).astype(int)), max(2, width // 2), (0, 140, 255), -1, cv2.LINE_AA
             )
+        mid = ((a + b) / 2).astype(int)
+        _label(img, name, (int(mid[0]) + 4, int(mid[1]) - 4), (0, 110, 200))
+    # Lattice numbers in the margin: a person names a section "x,y-x,y" by them (``--fix``).
+    for i in range(10):
+        cx, top = px((i, 0))
+        _label(img, str(i), (cx - 6, top - int(0.22 * st.px_per_pitch * SCALE)), (90, 90, 90))
+        left, cy = px((0, i))
+        _label(img, str(i), (left - int(0.45 * st.px_per_pitch * SCALE), cy + 8), (90, 90, 90))
     found = report.registration.found
     r_px = int(st.px_per_pitch * SCALE * 0.3)
     for p in report.registration.station_xy_px:
@@ -83,6 +92,12 @@ def render_overlay(report: SheetReport) -> np.ndarray:
     cv2.rectangle(img, (0, 0), (img.shape[1], 34), (255, 255, 255), -1)
     cv2.putText(img, banner, (8, 25), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2, cv2.LINE_AA)
     return img
+
+
+def _label(img: np.ndarray, text: str, origin: tuple[int, int], bgr: tuple[int, int, int]) -> None:
+    """Text in ``bgr`` with a white outline, legible over lines and print alike."""
+    for colour, thickness in (((255, 255, 255), 5), (bgr, 2)):
+        cv2.putText(img, text, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.7, colour, thickness, cv2.LINE_AA)
 
 
 def write_image(path: str | Path, image_bgr: np.ndarray) -> Path:
