@@ -90,9 +90,13 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
             console.print("  also worth a look (read as not drawn):")
             for name, why in report.also_check:
                 console.print(f"  {name}: {why}")
+        page = f"{report.page}:" if report.page > 1 else ""
+        as_read = " ".join(f"--fix {page}{r.section.name}={r.colour or 'none'}" for r in report.reading.doubtful)
         console.print(
             "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read); then score "
-            "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn)[/]"
+            "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn), here as read: "
+            f"{as_read}[/]",
+            markup=True,
         )
     if report.registration is not None:
         reg = report.registration

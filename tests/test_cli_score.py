@@ -164,9 +164,11 @@ def test_sections_settled_by_hand_after_a_review_are_scored_as_said(calibration:
     image = next((SAMPLES / "style-cream").glob("*.jpg"))
     first = json.loads(_run(str(image), "--json").stdout)
     assert first["needs_review"] and first["doubtful_sections"]
-    # The reviewer confirms every section in doubt as read, and says one section read as drawn is not.
+    # The reviewer confirms every section in doubt as read (the text report spells that out), and
+    # says one section read as drawn is not.
     read = {s["section"]: s["colour"] for s in first["sections"]}
     fixes = [f"{name}={read[name] or 'none'}" for name in first["doubtful_sections"]]
+    assert " ".join(f"--fix {fix}" for fix in fixes) in _run(str(image)).stdout
     removed = next(s for s in first["sections"] if s["colour"] and not s["doubtful"])
     fixes.append(f"{removed['section']}=none")
     res = _run(str(image), "--json", *[arg for fix in fixes for arg in ("--fix", fix)])
