@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,21 @@ def _list(title: str, items: Iterable[str], css: str = "") -> str:
     return f'<div class="{css}"><strong>{e(title)}</strong><ul>{entries}</ul></div>'
 
 
+def _fix_command(sheet: Mapping[str, Any]) -> str:
+    """The command that scores the sheet again with its sections in doubt settled as read, to edit
+    once a person has checked them (empty when nothing is in doubt)."""
+    doubtful = set(sheet.get("doubtful_sections", ()))
+    sections = [s for s in sheet.get("sections", ()) if s.get("section") in doubtful]
+    if not sections or "source" not in sheet:
+        return ""
+    page = f"{sheet['page']}:" if sheet.get("page", 1) > 1 else ""
+    fixes = " ".join(f"--fix {page}{s['section']}={s['colour'] or 'none'}" for s in sections)
+    command = f"nsvision score {shlex.quote(str(sheet['source']))} {fixes}"
+    return (
+        f'<p class="muted">once checked, score it again (as read; change what differs): <code>{e(command)}</code></p>'
+    )
+
+
 def _claims_table(verification: Mapping[str, Any]) -> str:
     rows = [
         f'<tr class="{"match" if c["matches"] else "differs"}"><td>{e(c["field"])}</td>'
@@ -192,6 +208,7 @@ def _card(index: int, row: SheetRow, title: str, out_dir: Path) -> str:
         parts.append(f'<p class="muted">numbers that depend on the sections in doubt: {e(fields)}</p>')
     also = sheet.get("also_check", ())
     parts.append(_list("also worth a look", (f"{x['section']}: {x['reason']}" for x in also)))
+    parts.append(_fix_command(sheet))
     parts.append(_list("claim differences", row.claim_differences, "claim-differences"))
     if row.verification is not None:
         parts.append(_claims_table(row.verification))

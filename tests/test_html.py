@@ -16,6 +16,7 @@ from nsvision.errors import ExitCode
 from nsvision.game.board import GameMap
 from nsvision.game.inject import inject_violation
 from nsvision.game.simulate import simulate_game
+from nsvision.html_report import _fix_command
 
 HOSTILE_FILE = "<img src=x onerror=alert(1)>"
 HOSTILE_PLAYER = "<script>alert(1)</script>"
@@ -133,3 +134,22 @@ def test_only_the_batchs_own_thumbnails_are_embedded(tmp_path: Path) -> None:
     page = (tmp_path / INDEX_HTML).read_text(encoding="utf-8")
     assert base64.b64encode(b"thumbnail bytes").decode() in page
     assert base64.b64encode(b"private bytes").decode() not in page
+
+
+def test_a_sheet_in_doubt_shows_the_command_that_settles_it_escaped() -> None:
+    sheet = {
+        "source": f"round 1/{HOSTILE_FILE}.pdf",
+        "page": 2,
+        "doubtful_sections": ["2,3-2,4", "4,5-4,6"],
+        "sections": [
+            {"section": "2,3-2,4", "colour": None},
+            {"section": "4,5-4,6", "colour": "blue"},
+            {"section": "5,7-5,9", "colour": "blue"},
+        ],
+    }
+    html_text = _fix_command(sheet)
+    assert "--fix 2:2,3-2,4=none --fix 2:4,5-4,6=blue</code>" in html_text
+    assert "5,7-5,9" not in html_text
+    # The path is quoted for a shell, then escaped for the page.
+    assert "nsvision score &#x27;round 1/&lt;img src=x onerror=alert(1)&gt;.pdf&#x27;" in html_text
+    assert _fix_command({**sheet, "doubtful_sections": []}) == ""
