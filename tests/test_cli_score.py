@@ -196,10 +196,11 @@ def test_sections_settled_by_hand_after_a_review_are_scored_as_said(calibration:
         ("0,0-9,9=green", "not a section of the map"),
         ("2,3-x=green", "not of the form 'x,y'"),
         ("0:2,3-2,4=green", "page must be a number"),
+        ("2,3-2,4=green 2,4-2,3=blue", "given two colours"),
     ],
 )
 def test_a_bad_fix_is_a_usage_error_naming_it(fix: str, needle: str) -> None:
-    res = _run(str(SAMPLES / "photo-ordinary" / "photo-21.jpg"), "--fix", fix)
+    res = _run(str(SAMPLES / "photo-ordinary" / "photo-21.jpg"), *[a for f in fix.split() for a in ("--fix", f)])
     assert res.exit_code == 2
     assert needle in _flat(res.output) and "--fix" in res.output
 

@@ -59,6 +59,14 @@ def read_any(
         settled = [parse_fix(text, cal.map) for text in fixes or []]
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--fix'") from None
+    seen: dict[tuple[int | None, str], str | None] = {}
+    for f in settled:
+        key = (f.page, f.section.name)
+        if key in seen and seen[key] != f.colour:
+            raise typer.BadParameter(
+                f"{f.section.name} is given two colours: say once what it is", param_hint="'--fix'"
+            )
+        seen[key] = f.colour
     if not file.exists():
         raise InputError(str(file), "no such file", "check the path")
     if is_network_file(file):
