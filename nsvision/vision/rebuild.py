@@ -193,7 +193,11 @@ def settle_by_hand(reading: Reading, fixes: Mapping[Section, Colour | None]) -> 
     network = Network.build(
         {k: sorted(s for s, r in sections.items() if r.colour == k) for k in LINE_COLOURS}, reading.network.options
     )
-    second_look = {s: why for s, why in reading.second_look.items() if s not in fixes}
+    # What is worth a second look follows the lines as the person has settled them.
+    decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
+    evidence = {s: r.evidence for s, r in sections.items()}
+    looks = _second_looks(decided, evidence, {s: r.nearest for s, r in sections.items()})
+    second_look = {s: why for s, why in looks.items() if s not in fixes}
     return Reading(network, sections, reading.hues, second_look)
 
 
