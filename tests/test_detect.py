@@ -14,6 +14,7 @@ from nsvision.vision.detect import (
     _Profiles,
     broad_background,
     clipped_loss,
+    coloured_surround,
     dark_surround,
     pencil_hues,
     stroke_density,
@@ -169,3 +170,19 @@ def test_a_deep_shadow_is_paper_a_pen_is_not() -> None:
     dark = dark_surround(background)
     assert dark[90:110, 20:280].all()
     assert not dark[:80].any() and not dark[120:].any()
+
+
+def test_a_coloured_object_is_no_paper_strokes_a_tint_and_the_thames_band_are() -> None:
+    ppp = PX_PER_PITCH
+    image = np.full((6 * ppp, 8 * ppp, 3), (235, 228, 205), np.uint8)
+    image[:, 4 * ppp :] = (image[:, 4 * ppp :] * np.array([1.0, 0.93, 0.85])).astype(np.uint8)  # a warm tint
+    image[ppp : int(1.45 * ppp), ppp : 7 * ppp] = (45, 125, 60)  # a green pencil lying on the map
+    for y in range(3 * ppp, 5 * ppp, ppp // 8):  # strokes a twentieth of a pitch wide, eight to a pitch
+        image[y : y + ppp // 20, ppp : 7 * ppp] = (62, 150, 82)
+    river = np.zeros(image.shape[:2], bool)
+    river[5 * ppp :, :] = True
+    image[5 * ppp + 10 :, :] = (60, 170, 190)  # the band, coloured too
+    covered = coloured_surround(image, river, ppp)
+    assert covered[int(1.2 * ppp), int(1.5 * ppp) : int(6.5 * ppp)].all()
+    assert not covered[2 * ppp : 5 * ppp].any()
+    assert not covered[5 * ppp :].any()

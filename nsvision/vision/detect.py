@@ -109,9 +109,10 @@ class Straightened:
     """(H, W, 3) density a mark lost in channels where the camera clipped the paper (see
     ``clipped_loss``), or ``None`` when nothing is clipped. Only a mark's colour uses it."""
     too_dark: np.ndarray | None = None
-    """(H, W) bool: the surround is far darker than any lit paper (see ``HIDDEN_DARK``): something lies
-    over the map there, whatever the marks on it measure (in dark areas the picture's noise alone
-    gives a density as large as a guide's)."""
+    """(H, W) bool: the surround cannot be paper: far darker than any lit paper (see ``HIDDEN_DARK``),
+    or of a strong colour over half a pitch (see ``COLOURED``). Something lies over the map there,
+    whatever the marks on it measure (in dark areas the picture's noise alone gives a density as
+    large as a guide's; on a coloured object its shading reads as pencil)."""
     outside: np.ndarray | None = None
     """(H, W) bool: beyond the picture's edge (and as far inside as the surround's median reaches):
     the map is not seen there, and the edge's pixels repeated outwards are streaks, not pencil."""
@@ -211,7 +212,7 @@ def straighten(
         print_density,
         band_density,
         extra,
-        dark_surround(background),
+        dark_surround(background) | coloured_surround(canon, river, ppp),
         outside,
         unsure,
     )
@@ -228,6 +229,30 @@ def dark_surround(background: np.ndarray) -> np.ndarray:
     value = background.max(axis=2)
     paper = float(np.percentile(value[::4, ::4], 90))
     return value < HIDDEN_DARK * paper
+
+
+COLOURED = 0.5
+"""Chroma density (OD) over the sheet's typical paper above which a surround half a pitch wide is
+no paper: an object lying on the map (a coloured pencil, a pen's cap). Pencil strokes are a tenth
+of that width and never fill it, even where several lines meet; a light's tint or a tinted district
+stays far below."""
+COLOURED_WINDOW = 0.5
+"""Lattice units of the median that tells a coloured object from the strokes on the paper."""
+
+
+def coloured_surround(image: np.ndarray, river: np.ndarray, px_per_pitch: int) -> np.ndarray:
+    """Where a surround ``COLOURED_WINDOW`` wide has a strong colour unlike the paper's (not on the
+    Thames band, which has one): something coloured lies over the map there."""
+    shrink = 4
+    # Every fourth pixel, not their average: averaged, dense strokes would tint the whole window.
+    small = np.ascontiguousarray(image[::shrink, ::shrink])
+    window = max(3, round(COLOURED_WINDOW * px_per_pitch / shrink) | 1)
+    surround = cv2.medianBlur(small, window).astype(np.float32) + 4.0
+    paper = np.median(surround.reshape(-1, 3), axis=0)
+    strong = np.linalg.norm(_chroma(-np.log(surround / paper)), axis=2) > COLOURED
+    h, w = image.shape[:2]
+    full = cv2.resize(strong.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool)
+    return full & ~river
 
 
 def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
