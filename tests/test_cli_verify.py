@@ -324,3 +324,18 @@ def test_real_scan_numbers_written_on_it(game_map: GameMap) -> None:
         assert res.exit_code in (ExitCode.OK, ExitCode.NEEDS_REVIEW), res.output
     else:  # only a reading in doubt may disagree with a truthful player
         assert res.exit_code == ExitCode.NEEDS_REVIEW and v["depends_on_doubtful_sections"], v
+
+
+@pytest.mark.skipif(not (SAMPLES / "style-cream").exists(), reason="samples not generated")
+def test_a_sheet_in_doubt_is_compared_again_once_its_sections_are_settled() -> None:
+    image = next((SAMPLES / "style-cream").glob("*.jpg"))
+    read = json.loads(runner.invoke(app, ["score", str(image), "--json"]).stdout)
+    claim = f"total={read['total']}"
+    before = _run(str(image), "--claimed", claim)
+    assert before.exit_code == ExitCode.NEEDS_REVIEW, before.output
+    colour = {s["section"]: s["colour"] for s in read["sections"]}
+    fixes = [a for name in read["doubtful_sections"] for a in ("--fix", f"{name}={colour[name] or 'none'}")]
+    after = _run(str(image), "--claimed", claim, "--json", *fixes)
+    out = json.loads(after.stdout)
+    assert out["needs_review"] is False and out["verification"]["all_match"] is True
+    assert after.exit_code == (ExitCode.RULES_BROKEN if out["violations"] else ExitCode.OK), after.output
