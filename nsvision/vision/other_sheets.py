@@ -54,11 +54,14 @@ def find_other_map(
         return None
     centre = outline.mean(axis=0)
     grown = np.round(centre + (outline - centre) * PAINT_GROW).astype(np.int32)
-    mask = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(mask, grown, 1)
-    covered = mask.astype(bool)
+    # The paper's colour from every eighth pixel of the sheet (a 12 MP picture has plenty), then the
+    # sheet filled with it in place: full-size masks and copies cost more than the search itself.
+    step = 8
+    mask = np.zeros(((h + step - 1) // step, (w + step - 1) // step), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(grown / step).astype(np.int32), 1)
+    paper = np.median(image[::step, ::step][mask.astype(bool)], axis=0)
     painted = image.copy()
-    painted[covered] = np.median(image[covered][::97], axis=0).astype(image.dtype)
+    cv2.fillConvexPoly(painted, grown, tuple(float(v) for v in np.atleast_1d(paper)))
     try:
         return register_once(painted, game_map, source)
     except (NoMapFoundError, np.linalg.LinAlgError, cv2.error, ValueError):
