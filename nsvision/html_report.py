@@ -159,13 +159,15 @@ def _list(title: str, items: Iterable[str], css: str = "") -> str:
 
 def _fix_command(sheet: Mapping[str, Any]) -> str:
     """The command that scores the sheet again with its sections in doubt settled as read, to edit
-    once a person has checked them (empty when nothing is in doubt)."""
-    doubtful = set(sheet.get("doubtful_sections", ()))
-    sections = [s for s in sheet.get("sections", ()) if s.get("section") in doubtful]
-    if not sections or "source" not in sheet:
+    once a person has checked them (empty when nothing is in doubt). What each was read as comes
+    from the network read (a batch keeps no per-section details)."""
+    doubtful = sheet.get("doubtful_sections", ())
+    if not doubtful or "source" not in sheet:
         return ""
+    lines = sheet.get("network", {}).get("lines", {})
+    read = {"-".join(pair): colour for colour, pairs in lines.items() for pair in pairs}
     page = f"{sheet['page']}:" if sheet.get("page", 1) > 1 else ""
-    fixes = " ".join(f"--fix {page}{s['section']}={s['colour'] or 'none'}" for s in sections)
+    fixes = " ".join(f"--fix {page}{name}={read.get(name, 'none')}" for name in doubtful)
     command = f"nsvision score {shlex.quote(str(sheet['source']))} {fixes}"
     return (
         f'<p class="muted">once checked, score it again (as read; change what differs): <code>{e(command)}</code></p>'

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from nsvision.batch import (
+    INDEX_HTML,
     RESULTS_CSV,
     RESULTS_JSON,
     RESULTS_JSONL,
@@ -309,3 +310,14 @@ def test_folder_walk_order_and_filters(tmp_path: Path) -> None:
     assert found == ["b/s3.png", "net.json", "s1.pdf", "s2.JPG", "s10.jpg"]
     # A file named twice (directly and through its folder) is one sheet.
     assert len(find_sheet_files([tmp_path / "s1.pdf", tmp_path], exclude=[tmp_path / "out"])) == 5
+
+
+def test_the_report_gives_each_sheet_in_doubt_the_command_that_settles_it(round_: Round) -> None:
+    page = (round_.out / INDEX_HTML).read_text(encoding="utf-8")
+    for row in _rows(round_.out):
+        doubtful = row.get("doubtful_sections", [])
+        prefix = f"{row['page']}:" if row["page"] > 1 else ""
+        for name in doubtful:
+            assert f"--fix {prefix}{name}=" in page
+    if not any(row.get("doubtful_sections") for row in _rows(round_.out)):
+        assert "--fix" not in page

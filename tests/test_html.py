@@ -137,15 +137,12 @@ def test_only_the_batchs_own_thumbnails_are_embedded(tmp_path: Path) -> None:
 
 
 def test_a_sheet_in_doubt_shows_the_command_that_settles_it_escaped() -> None:
+    # A batch's sheet keeps the network read, not the per-section details.
     sheet = {
         "source": f"round 1/{HOSTILE_FILE}.pdf",
         "page": 2,
         "doubtful_sections": ["2,3-2,4", "4,5-4,6"],
-        "sections": [
-            {"section": "2,3-2,4", "colour": None},
-            {"section": "4,5-4,6", "colour": "blue"},
-            {"section": "5,7-5,9", "colour": "blue"},
-        ],
+        "network": {"lines": {"blue": [["4,5", "4,6"], ["5,7", "5,9"]], "green": []}},
     }
     html_text = _fix_command(sheet)
     assert "--fix 2:2,3-2,4=none --fix 2:4,5-4,6=blue</code>" in html_text
