@@ -130,7 +130,7 @@ def read_sample(sample: Sample, fmt: str) -> dict[str, Any]:
     out.update(
         # On a sheet read wrong: is every misread section named for the person reviewing it?
         named_in_doubt=misread <= set(result.doubtful_sections),
-        named_at_all=misread <= set(result.doubtful_sections) | {name for name, _ in result.also_check},
+        named_at_all=misread <= set(result.doubtful_sections) | {s.name for s, _ in result.also_check},
         status=result.status,
         total=result.total,
         correct=correct,

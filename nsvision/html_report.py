@@ -164,10 +164,11 @@ def _fix_command(sheet: Mapping[str, Any]) -> str:
     doubtful = sheet.get("doubtful_sections", ())
     if not doubtful or "source" not in sheet:
         return ""
+    from nsvision.pipeline import fix_option  # the pipeline brings OpenCV: only when a sheet is in doubt
+
     lines = sheet.get("network", {}).get("lines", {})
     read = {"-".join(pair): colour for colour, pairs in lines.items() for pair in pairs}
-    page = f"{sheet['page']}:" if sheet.get("page", 1) > 1 else ""
-    fixes = " ".join(f"--fix {page}{name}={read.get(name, 'none')}" for name in doubtful)
+    fixes = " ".join(fix_option(name, read.get(name), sheet.get("page", 1)) for name in doubtful)
     command = f"nsvision score {shlex.quote(str(sheet['source']))} {fixes}"
     return (
         f'<p class="muted">once checked, score it again (as read; change what differs): <code>{e(command)}</code></p>'

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from nsvision.errors import InputError
-from nsvision.game.board import LINE_COLOURS, parse_station_name
+from nsvision.game.board import LINE_COLOURS, parse_section_name, parse_station_name
 from nsvision.pipeline import SheetReport
 
 _BGR = {"purple": (150, 40, 110), "blue": (220, 120, 0), "pink": (130, 30, 235), "green": (40, 170, 40)}
@@ -50,16 +50,15 @@ def render_overlay(report: SheetReport) -> np.ndarray:
                 cv2.line(img, tuple(p0.astype(int)), tuple(p1.astype(int)), (0, 140, 255), width, cv2.LINE_AA)
             mid = ((a + b) / 2).astype(int)
             _label(img, f"? {r.section.name}", (int(mid[0]) + 4, int(mid[1]) - 4), (0, 90, 230))
-    for name, _why in report.also_check:
-        a_name, b_name = name.split("-")
-        a, b = np.array(px(parse_station_name(a_name)), float), np.array(px(parse_station_name(b_name)), float)
+    for s, _why in report.also_check:
+        a, b = np.array(px(s.a), float), np.array(px(s.b), float)
         n = max(2, int(np.linalg.norm(b - a) / 8))
         for k in range(n + 1):
             cv2.circle(
                 img, tuple((a + (b - a) * k / n).astype(int)), max(2, width // 2), (0, 140, 255), -1, cv2.LINE_AA
             )
         mid = ((a + b) / 2).astype(int)
-        _label(img, name, (int(mid[0]) + 4, int(mid[1]) - 4), (0, 110, 200))
+        _label(img, s.name, (int(mid[0]) + 4, int(mid[1]) - 4), (0, 110, 200))
     # Lattice numbers in the margin: a person names a section "x,y-x,y" by them (``--fix``).
     for i in range(10):
         cx, top = px((i, 0))
@@ -79,10 +78,10 @@ def render_overlay(report: SheetReport) -> np.ndarray:
                 continue
         for name in v.sections:
             try:
-                a_name, b_name = name.split("-")
-                a, b = np.array(px(parse_station_name(a_name))), np.array(px(parse_station_name(b_name)))
+                section = parse_section_name(name)
             except ValueError:
                 continue
+            a, b = np.array(px(section.a)), np.array(px(section.b))
             mid = ((a + b) // 2).astype(int)
             d = r_px // 2
             cv2.line(img, (int(mid[0]) - d, int(mid[1]) - d), (int(mid[0]) + d, int(mid[1]) + d), (0, 0, 230), 3)

@@ -20,7 +20,7 @@ import numpy as np
 
 from nsvision.calibration import Calibration, load_calibration
 from nsvision.errors import ExitCode, NsvisionError
-from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Section, parse_station_name
+from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Section, parse_section_name
 from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
@@ -60,9 +60,8 @@ def parse_fix(text: str, game_map: GameMap) -> SectionFix:
         if not page_text.isdigit() or int(page_text) < 1:
             raise ValueError(f"{text!r}: the page must be a number from 1 ({form})")
         page = int(page_text)
-    a, b = name.split("-")
     try:
-        section = Section.of(parse_station_name(a), parse_station_name(b))
+        section = parse_section_name(name)
     except ValueError as exc:
         raise ValueError(f"{text!r}: {exc} ({form})") from None
     if section not in game_map.section_set:
@@ -71,6 +70,12 @@ def parse_fix(text: str, game_map: GameMap) -> SectionFix:
     if colour not in (*LINE_COLOURS, "none"):
         raise ValueError(f"{text!r}: the colour must be one of {', '.join(LINE_COLOURS)} or none")
     return SectionFix(section, None if colour == "none" else colour, page)  # type: ignore[arg-type]
+
+
+def fix_option(section: str, colour: str | None, page: int = 1) -> str:
+    """The ``--fix`` option that says ``section`` (``"x,y-x,y"``) is drawn in ``colour`` (None: not
+    drawn) on ``page``: what ``parse_fix`` reads back."""
+    return f"--fix {f'{page}:' if page > 1 else ''}{section}={colour or 'none'}"
 
 
 @dataclass(frozen=True)
@@ -87,9 +92,6 @@ class SheetReport:
     """Score field -> doubtful sections that would change it if read the other way."""
     review_reasons: tuple[str, ...] = ()
     """Why the sheet needs review, in plain English (empty when it does not)."""
-    also_check: tuple[tuple[str, str], ...] = ()
-    """On a sheet that needs review: sections read as not drawn, without doubt, that the person
-    reviewing should look at too (a light stroke is not always in doubt), with why."""
     reading: Reading | None = None
     registration: Registration | None = None
     marks: MarksReading | None = None
@@ -114,6 +116,14 @@ class SheetReport:
         if self.needs_review:
             return ExitCode.NEEDS_REVIEW
         return ExitCode.RULES_BROKEN if self.violations else ExitCode.OK
+
+    @property
+    def also_check(self) -> tuple[tuple[Section, str], ...]:
+        """On a sheet that needs review: sections read as not drawn, without doubt, that the person
+        reviewing should look at too (a light stroke is not always in doubt), with why."""
+        if not self.needs_review or self.reading is None:
+            return ()
+        return tuple(sorted(self.reading.second_look.items()))
 
     @property
     def doubtful_sections(self) -> tuple[str, ...]:
@@ -151,7 +161,7 @@ class SheetReport:
                 if r.colour is not None or r.doubtful or r.set_by_hand
             ]
             out["set_by_hand"] = [r.section.name for r in self.reading.set_by_hand]
-            out["also_check"] = [{"section": name, "reason": why} for name, why in self.also_check]
+            out["also_check"] = [{"section": s.name, "reason": why} for s, why in self.also_check]
         if self.registration is not None:
             out["registration"] = self.registration.to_dict()
         if self.marks is not None:
@@ -327,7 +337,6 @@ def analyze_sheet(
         needs_review=bool(reasons),
         depends_on=_depends_on(reading, card, cal),
         review_reasons=reasons,
-        also_check=tuple((s.name, why) for s, why in sorted(reading.second_look.items())) if reasons else (),
         reading=reading,
         registration=reg,
         marks=marks,

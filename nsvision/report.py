@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from nsvision.pipeline import SheetFailure, SheetReport, SheetResult
+from nsvision.pipeline import SheetFailure, SheetReport, SheetResult, fix_option
 
 _STYLE = {"purple": "magenta", "blue": "blue", "pink": "bright_magenta", "green": "green"}
 _STATUS = {
@@ -88,10 +88,9 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
             console.print("  numbers that depend on them: " + "; ".join(parts))
         if report.also_check:
             console.print("  also worth a look (read as not drawn):")
-            for name, why in report.also_check:
-                console.print(f"  {name}: {why}")
-        page = f"{report.page}:" if report.page > 1 else ""
-        as_read = " ".join(f"--fix {page}{r.section.name}={r.colour or 'none'}" for r in report.reading.doubtful)
+            for s, why in report.also_check:
+                console.print(f"  {s.name}: {why}")
+        as_read = " ".join(fix_option(r.section.name, r.colour, report.page) for r in report.reading.doubtful)
         console.print(
             "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read); then score "
             "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn), here as read: "

@@ -40,6 +40,14 @@ def parse_station_name(name: str) -> Point:
         raise ValueError(f"station name {name!r} is not of the form 'x,y'") from None
 
 
+def parse_section_name(name: str) -> Section:
+    """Parse ``"x,y-x,y"`` into a section (its stations in either order); raises ``ValueError`` with the bad text."""
+    parts = name.split("-")
+    if len(parts) != 2:
+        raise ValueError(f"section name {name!r} is not of the form 'x,y-x,y'")
+    return Section.of(parse_station_name(parts[0]), parse_station_name(parts[1]))
+
+
 @dataclass(frozen=True, order=True)
 class Section:
     """A straight section between two stations, stored with ``a < b`` so that equal sections compare equal."""

@@ -1011,11 +1011,8 @@ def _hidden_shares(profiles: _Profiles) -> dict[Section, float]:
     if profiles.presence is None:
         return {}
     judged = {s: ~np.isnan(profiles.presence[s]) for s in profiles.delta}
-    typical = [
-        float(np.median(profiles.presence[s][judged[s] & ~profiles.river[s]]))
-        for s in profiles.delta
-        if (judged[s] & ~profiles.river[s]).sum() >= 5
-    ]
+    on_paper = {s: here & ~profiles.river[s] for s, here in judged.items()}
+    typical = [float(np.median(profiles.presence[s][m])) for s, m in on_paper.items() if m.sum() >= 5]
     level = float(np.median(typical)) if typical else 0.0
     if level < HIDDEN_MIN_LEVEL:
         return {}

@@ -190,15 +190,12 @@ def settle_by_hand(reading: Reading, fixes: Mapping[Section, Colour | None]) -> 
         sections[s] = SectionReading(
             s, colour, 1.0, False, f"set by hand ({read})", was.evidence, colour or was.nearest, was.colour_margin, True
         )
-    network = Network.build(
-        {k: sorted(s for s, r in sections.items() if r.colour == k) for k in LINE_COLOURS}, reading.network.options
-    )
-    # What is worth a second look follows the lines as the person has settled them.
     decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
+    # What is worth a second look follows the lines as the person has settled them.
     evidence = {s: r.evidence for s, r in sections.items()}
     looks = _second_looks(decided, evidence, {s: r.nearest for s, r in sections.items()})
     second_look = {s: why for s, why in looks.items() if s not in fixes}
-    return Reading(network, sections, reading.hues, second_look)
+    return Reading(_network(decided, reading.network.options), sections, reading.hues, second_look)
 
 
 def _drawn_confidence(ink: float) -> float:
