@@ -251,6 +251,18 @@ def test_light_purple_on_paper_clipped_in_red_reads_purple(tmp_path: Path) -> No
     assert report.total == sample.expected["total"]
 
 
+def test_a_light_stroke_between_a_ring_and_a_departure_disc_is_read(tmp_path: Path) -> None:
+    # Purple 3,1-3,2 ends at the green departure disc of 3,2: clear of the ring, the disc and their
+    # blurred edges, a tenth of a pitch is left, where this light stroke left no mark worth the
+    # name (read as not drawn, the sheet flagged). Measured nearer the symbols, it is read.
+    sample = make_sample(CAL, 101008, mode="photo", style="cream", strength=0.101)
+    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
+    report = analyze_file(image, CAL)[0]
+    assert "3,1-3,2" in {s.name for s in report.network.sections("purple")}
+    assert _read_sections(report) == _true_sections(sample.expected)
+    assert report.total == sample.expected["total"]
+
+
 def _line_end(expected: dict) -> tuple[str, str]:
     """A line's last section: one of its stations is on no other section of that line."""
     for colour in LINE_COLOURS:

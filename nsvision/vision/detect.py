@@ -55,6 +55,12 @@ END_GAP = 0.1
 """Lattice units beyond a symbol's printed radius left unmeasured: a blurred ring's halo is blue-grey."""
 DISC_EXTRA = 0.15
 """Extra lattice units left unmeasured next to a departure station's coloured disc."""
+SHORT_VALID = 12
+"""A section with fewer measurable samples than this (one a pixel) between its symbols' gaps, once
+dark print is left out, is measured with the short gaps below: next to a departure disc or a big
+symbol, the default gaps leave a tenth of a pitch, too little to see a light stroke."""
+END_GAP_SHORT = 0.05
+DISC_EXTRA_SHORT = 0.05
 OUTSIDE_RIVER_MIN = 8
 """Samples outside the Thames zone that suffice to judge a section without the zone's samples."""
 CROSSING_INK = 0.5
@@ -603,28 +609,51 @@ class _Profiles:
     0 where nothing of the map can show, NaN where it is not judged (see ``_hidden_shares``)."""
 
 
-def _section_profiles(straight: Straightened, game_map: GameMap, end_gap: float) -> _Profiles:
+def _sample_positions(
+    straight: Straightened, game_map: GameMap, radius: float, end_gap: float, disc_extra: float
+) -> dict[Section, np.ndarray]:
+    """Per section, pixel distances from its first station where it is sampled, a pixel apart,
+    clear of the symbols at both ends by ``end_gap`` (and ``disc_extra`` more at a departure
+    station: a disc of printed pencil colour, whose blurred edge must not count)."""
+    ppp = straight.px_per_pitch
+    out: dict[Section, np.ndarray] = {}
+    for s in game_map.sections:
+        length = float(np.linalg.norm(np.subtract(straight.lattice_to_px(*s.b), straight.lattice_to_px(*s.a))))
+        gap_a = (radius + end_gap + (disc_extra if game_map.station(s.a).departure else 0.0)) * ppp
+        gap_b = (radius + end_gap + (disc_extra if game_map.station(s.b).departure else 0.0)) * ppp
+        t = np.arange(gap_a, length - gap_b, 1.0)
+        out[s] = t if len(t) >= 4 else np.linspace(length * 0.4, length * 0.6, 4)
+    return out
+
+
+def _measurable(straight: Straightened, s: Section, t: np.ndarray) -> int:
+    """How many positions ``t`` along ``s`` are not dark print, banks, borders or beyond the picture."""
+    a = np.array(straight.lattice_to_px(*s.a))
+    d = np.subtract(straight.lattice_to_px(*s.b), a)
+    points = a + t[:, None] * (d / np.linalg.norm(d))
+    h, w = straight.ignore.shape
+    xs = np.clip(np.round(points[:, 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.round(points[:, 1]).astype(int), 0, h - 1)
+    return int((~straight.ignore[ys, xs]).sum())
+
+
+def _section_profiles(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> _Profiles:
+    """The profiles of some sections, sampled at ``positions`` (see ``_sample_positions``)."""
+    if not positions:
+        return _Profiles({}, {}, {}, {})
     ppp = straight.px_per_pitch
     offsets_center = np.linspace(-0.1, 0.1, 9)
     coords_x: list[np.ndarray] = []
     coords_y: list[np.ndarray] = []
     owners: list[tuple[Section, int]] = []
     along: dict[Section, np.ndarray] = {}
-    for s in game_map.sections:
+    for s, t in positions.items():
         a = np.array(straight.lattice_to_px(*s.a))
         b = np.array(straight.lattice_to_px(*s.b))
-        length = float(np.linalg.norm(b - a))
-        d = (b - a) / length
+        d = (b - a) / float(np.linalg.norm(b - a))
         n = np.array([-d[1], d[0]])
-        # A departure station is a disc of printed pencil colour: its blurred edge must not count.
-        gap_a = (end_gap + (DISC_EXTRA if game_map.station(s.a).departure else 0.0)) * ppp
-        gap_b = (end_gap + (DISC_EXTRA if game_map.station(s.b).departure else 0.0)) * ppp
-        t = np.arange(gap_a, length - gap_b, 1.0)
-        if len(t) < 4:
-            t = np.linspace(length * 0.4, length * 0.6, 4)
         base = a + t[:, None] * d
-        offs = list(offsets_center)
-        pts = np.stack([base + o * ppp * n for o in offs], axis=1)  # (T, O, 2)
+        pts = np.stack([base + o * ppp * n for o in offsets_center], axis=1)  # (T, O, 2)
         coords_x.append(pts[..., 0].ravel())
         coords_y.append(pts[..., 1].ravel())
         owners.append((s, len(t)))
@@ -812,7 +841,7 @@ def _level_fit(terms: np.ndarray, vals: np.ndarray) -> np.ndarray | None:
     return coef
 
 
-def _print_levels(profiles: _Profiles) -> dict[Section, np.ndarray]:
+def _print_levels(profiles: _Profiles, at: _Profiles | None = None) -> dict[Section, np.ndarray]:
     """Per section and sample, the chroma vector of what is printed under every section.
 
     On paper that is the tinted guide dashes; inside the Thames zone it is the guide or banks seen
@@ -821,7 +850,8 @@ def _print_levels(profiles: _Profiles) -> dict[Section, np.ndarray]:
     subtracted before pencil is looked for. In the Thames zone the level is the median; on paper
     it is a smooth (quadratic) fit over the sheet: a photo's light and colour cast change across
     it, and a guide in a warm corner looks pinker than the sheet's median guide (the whole corner
-    then read as faint pink lines).
+    then read as faint pink lines). The levels are those of the sections of ``at`` (default: of
+    ``profiles``), sampled there.
     """
     sections = list(profiles.delta)
     mids = np.array([[(s.a[0] + s.b[0]) / 2, (s.a[1] + s.b[1]) / 2] for s in sections], np.float64)
@@ -841,9 +871,10 @@ def _print_levels(profiles: _Profiles) -> dict[Section, np.ndarray]:
             if coef is not None:
                 level = terms @ coef
         zone_levels[in_zone] = level
+    at = profiles if at is None else at
+    index = {s: k for k, s in enumerate(sections)}
     return {
-        s: np.where(profiles.river[s][:, None], zone_levels[True][k], zone_levels[False][k])
-        for k, s in enumerate(sections)
+        s: np.where(at.river[s][:, None], zone_levels[True][index[s]], zone_levels[False][index[s]]) for s in at.delta
     }
 
 
@@ -956,6 +987,16 @@ def _crossing_at(s: Section, t: Section) -> float:
     return float(k * np.hypot(rx, ry))
 
 
+def _crossed(along: np.ndarray, s: Section, partners: list[Section]) -> np.ndarray | None:
+    """Samples of ``s`` (at ``along``) near where drawn ``partners`` cross it; None without partners."""
+    if not partners:
+        return None
+    skip = np.zeros(len(along), dtype=bool)
+    for t in partners:
+        skip |= np.abs(along - _crossing_at(s, t)) < CROSSING_SKIP
+    return skip
+
+
 def measure_sections(
     straight: Straightened, game_map: GameMap, station_radius_pitch: float = 0.28
 ) -> dict[Section, SegmentEvidence]:
@@ -964,39 +1005,58 @@ def measure_sections(
     A drawn section that crosses this one leaves a short stretch of pencil on it; where a
     crossing partner is clearly drawn, the stretch around the crossing point is not counted.
     """
-    profiles = _section_profiles(straight, game_map, end_gap=station_radius_pitch + END_GAP)
+    positions = _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
+    profiles = _section_profiles(straight, positions)
+    # A section on paper, or one where the default gaps leave too little to see a light stroke (next
+    # to a departure disc, a big symbol), is also measured closer to its symbols and the stronger
+    # reading is kept: the middle is where a stroke is firmest, the ends show one that the middle's
+    # samples miss. Not over the Thames: there the ends see the band's edges and knocked-out guides.
+    nearer = _sample_positions(straight, game_map, station_radius_pitch, END_GAP_SHORT, DISC_EXTRA_SHORT)
+    short = _section_profiles(
+        straight,
+        {
+            s: nearer[s]
+            for s, t in positions.items()
+            if not profiles.river[s].any() or _measurable(straight, s, t) < SHORT_VALID
+        },
+    )
     # With a calibrated blank, what the print puts under each sample is known; otherwise it is
     # estimated from the undrawn sections of this sheet.
     levels = profiles.printed if profiles.printed is not None else _print_levels(profiles)
+    short_levels = short.printed if short.printed is not None else _print_levels(profiles, short)
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
     cleaned = {s: _explain_print(d, levels[s], dirs) for s, d in profiles.delta.items()}
+    short_cleaned = {s: _explain_print(d, short_levels[s], dirs) for s, d in short.delta.items()}
     noise = _noise_level(cleaned, profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
-    def measure(s: Section, skip: np.ndarray | None) -> SegmentEvidence:
-        use = profiles.valid[s] if skip is None else profiles.valid[s] & ~skip
+    def measure_in(p: _Profiles, marks: np.ndarray, s: Section, skip: np.ndarray | None) -> SegmentEvidence:
+        use = p.valid[s] if skip is None else p.valid[s] & ~skip
         # Over the river the pencil is harder to see; a crossing stroke is continuous, so where the
         # section has enough samples on plain paper those decide.
-        if (use & ~profiles.river[s]).sum() >= OUTSIDE_RIVER_MIN:
-            use = use & ~profiles.river[s]
-        shift = profiles.colour_shift[s][use] if profiles.colour_shift is not None else None
-        colours = None if shift is None else np.clip(cleaned[s][use] + shift, 0.0, None)
-        ev = _evidence_one(s, cleaned[s][use], dirs, stroke_min, profiles.river[s][use], colours)
-        share = float(profiles.river[s][use].mean()) if use.any() else 0.0
+        if (use & ~p.river[s]).sum() >= OUTSIDE_RIVER_MIN:
+            use = use & ~p.river[s]
+        shift = p.colour_shift[s][use] if p.colour_shift is not None else None
+        colours = None if shift is None else np.clip(marks[use] + shift, 0.0, None)
+        ev = _evidence_one(s, marks[use], dirs, stroke_min, p.river[s][use], colours)
+        share = float(p.river[s][use].mean()) if use.any() else 0.0
         return replace(ev, over_river=share, hidden=hidden.get(s, 0.0))
 
+    def measure(s: Section, partners: list[Section]) -> SegmentEvidence:
+        ev = measure_in(profiles, cleaned[s], s, _crossed(profiles.along[s], s, partners))
+        if s not in short.delta:
+            return ev
+        near = measure_in(short, short_cleaned[s], s, _crossed(short.along[s], s, partners))
+        return near if (near.ink, near.faint) > (ev.ink, ev.faint) else ev
+
     hidden = _hidden_shares(profiles)
-    first = {s: measure(s, None) for s in profiles.delta}
+    first = {s: measure(s, []) for s in profiles.delta}
     out = dict(first)
     for s in profiles.delta:
         drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
-        if not drawn_partners:
-            continue
-        skip = np.zeros(len(profiles.along[s]), dtype=bool)
-        for t in drawn_partners:
-            skip |= np.abs(profiles.along[s] - _crossing_at(s, t)) < CROSSING_SKIP
-        out[s] = measure(s, skip)
+        if drawn_partners:
+            out[s] = measure(s, drawn_partners)
     return out
 
 
