@@ -55,12 +55,13 @@ END_GAP = 0.1
 """Lattice units beyond a symbol's printed radius left unmeasured: a blurred ring's halo is blue-grey."""
 DISC_EXTRA = 0.15
 """Extra lattice units left unmeasured next to a departure station's coloured disc."""
+END_GAP_NEAR = 0.05
+DISC_EXTRA_NEAR = 0.05
+"""The same two gaps for a second measure of a section nearer its symbols (see ``measure_sections``)."""
 SHORT_VALID = 12
-"""A section with fewer measurable samples than this (one a pixel) between its symbols' gaps, once
-dark print is left out, is measured with the short gaps below: next to a departure disc or a big
-symbol, the default gaps leave a tenth of a pitch, too little to see a light stroke."""
-END_GAP_SHORT = 0.05
-DISC_EXTRA_SHORT = 0.05
+"""A section with fewer measurable samples than this (one a pixel) between the default gaps, once
+dark print is left out, is measured nearer its symbols too, even over the Thames: between a ring
+and a departure disc, or beside a big symbol, the default gaps leave a tenth of a pitch or less."""
 OUTSIDE_RIVER_MIN = 8
 """Samples outside the Thames zone that suffice to judge a section without the zone's samples."""
 CROSSING_INK = 0.5
@@ -1004,15 +1005,18 @@ def measure_sections(
 
     A drawn section that crosses this one leaves a short stretch of pencil on it; where a
     crossing partner is clearly drawn, the stretch around the crossing point is not counted.
+
+    A section on paper, or one where the default gaps leave too little to see a light stroke (next
+    to a departure disc, a big symbol), is also measured nearer its symbols, and the stronger
+    reading (more of it marked) is kept: the middle is where a stroke is firmest, the ends show one
+    that a short middle misses. Taken instead of the default, the ends thin out the faint marks of
+    a stroke that stops short of the rings. Not over the Thames: there they see the band's edges
+    and knocked-out guides.
     """
     positions = _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
     profiles = _section_profiles(straight, positions)
-    # A section on paper, or one where the default gaps leave too little to see a light stroke (next
-    # to a departure disc, a big symbol), is also measured closer to its symbols and the stronger
-    # reading is kept: the middle is where a stroke is firmest, the ends show one that the middle's
-    # samples miss. Not over the Thames: there the ends see the band's edges and knocked-out guides.
-    nearer = _sample_positions(straight, game_map, station_radius_pitch, END_GAP_SHORT, DISC_EXTRA_SHORT)
-    short = _section_profiles(
+    nearer = _sample_positions(straight, game_map, station_radius_pitch, END_GAP_NEAR, DISC_EXTRA_NEAR)
+    near = _section_profiles(
         straight,
         {
             s: nearer[s]
@@ -1023,11 +1027,11 @@ def measure_sections(
     # With a calibrated blank, what the print puts under each sample is known; otherwise it is
     # estimated from the undrawn sections of this sheet.
     levels = profiles.printed if profiles.printed is not None else _print_levels(profiles)
-    short_levels = short.printed if short.printed is not None else _print_levels(profiles, short)
+    near_levels = near.printed if near.printed is not None else _print_levels(profiles, near)
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
     cleaned = {s: _explain_print(d, levels[s], dirs) for s, d in profiles.delta.items()}
-    short_cleaned = {s: _explain_print(d, short_levels[s], dirs) for s, d in short.delta.items()}
+    near_cleaned = {s: _explain_print(d, near_levels[s], dirs) for s, d in near.delta.items()}
     noise = _noise_level(cleaned, profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
@@ -1045,10 +1049,10 @@ def measure_sections(
 
     def measure(s: Section, partners: list[Section]) -> SegmentEvidence:
         ev = measure_in(profiles, cleaned[s], s, _crossed(profiles.along[s], s, partners))
-        if s not in short.delta:
+        if s not in near.delta:
             return ev
-        near = measure_in(short, short_cleaned[s], s, _crossed(short.along[s], s, partners))
-        return near if (near.ink, near.faint) > (ev.ink, ev.faint) else ev
+        closer = measure_in(near, near_cleaned[s], s, _crossed(near.along[s], s, partners))
+        return closer if (closer.ink, closer.faint) > (ev.ink, ev.faint) else ev
 
     hidden = _hidden_shares(profiles)
     first = {s: measure(s, []) for s in profiles.delta}
