@@ -263,6 +263,18 @@ def test_a_light_stroke_between_a_ring_and_a_departure_disc_is_read(tmp_path: Pa
     assert report.total == sample.expected["total"]
 
 
+def test_a_last_section_beside_a_departure_disc_marked_on_a_third_is_named_in_doubt() -> None:
+    # An unseen print: pink 6,3-7,3, the pink line's first section, leaves its disc with a stroke
+    # that shows only close to the ring (a third of the section measured nearer the symbols, nothing
+    # between the default gaps). Not enough to call it drawn; too much to call it blank unasked.
+    sample = make_sample(CAL, 9024, mode="photo", style="unseen-9024", strength=0.88)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert ("6,3", "7,3") in _true_sections(sample.expected)["pink"]
+    _assert_exact_or_flagged(report, sample.expected)
+    if "6,3-7,3" not in {s.name for s in report.network.sections("pink")}:
+        assert "6,3-7,3" in report.doubtful_sections
+
+
 def _line_end(expected: dict) -> tuple[str, str]:
     """A line's last section: one of its stations is on no other section of that line."""
     for colour in LINE_COLOURS:
