@@ -372,6 +372,10 @@ def test_a_short_piece_cut_off_from_its_line_is_in_doubt_however_marked() -> Non
     reading = _read({**OTHERS, "2,5-2,7": "purple"}, stray=short)
     assert reading.sections[stray].colour == "purple"
     assert reading.sections[stray].doubtful
+    # Measured nearer its symbols as well, it has more positions, but the new ones lie by the
+    # symbols' edges: still too short to trust.
+    nearer = dataclasses.replace(_ev(stray, 1.0, HUES["purple"]), samples=14, short=True)
+    assert _read({**OTHERS, "2,5-2,7": "purple"}, stray=nearer).sections[stray].doubtful
     # Marked along a long section, a piece apart is the player's own rule break: no doubt.
     long = _read({**OTHERS, "2,5-2,7": "purple"}, stray=_ev(stray, 1.0, HUES["purple"]))
     assert not long.sections[stray].doubtful

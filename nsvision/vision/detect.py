@@ -574,6 +574,10 @@ class SegmentEvidence:
     """Share of the judged positions in a long stretch where neither the printed guide nor pencil
     shows: something lies over the map there (a pencil, a pen, a finger) or glare washes it out, see
     ``HIDDEN_FRACTION``."""
+    short: bool = False
+    """Fewer than ``SHORT_VALID`` positions lie between the default gaps (a short section between
+    large symbols): measured nearer those symbols as well, where their edges lie, it has too few
+    positions of its own to trust a piece cut off from its line, however marked."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -587,6 +591,7 @@ class SegmentEvidence:
             "span": round(self.span, 3),
             "faint": round(self.faint, 3),
             "hidden": round(self.hidden, 3),
+            "short": self.short,
         }
 
 
@@ -1016,14 +1021,8 @@ def measure_sections(
     positions = _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
     profiles = _section_profiles(straight, positions)
     nearer = _sample_positions(straight, game_map, station_radius_pitch, END_GAP_NEAR, DISC_EXTRA_NEAR)
-    near = _section_profiles(
-        straight,
-        {
-            s: nearer[s]
-            for s, t in positions.items()
-            if not profiles.river[s].any() or _measurable(straight, s, t) < SHORT_VALID
-        },
-    )
+    short = {s for s, t in positions.items() if _measurable(straight, s, t) < SHORT_VALID}
+    near = _section_profiles(straight, {s: nearer[s] for s in positions if s in short or not profiles.river[s].any()})
     # With a calibrated blank, what the print puts under each sample is known; otherwise it is
     # estimated from the undrawn sections of this sheet.
     levels = profiles.printed if profiles.printed is not None else _print_levels(profiles)
@@ -1045,7 +1044,7 @@ def measure_sections(
         colours = None if shift is None else np.clip(marks[use] + shift, 0.0, None)
         ev = _evidence_one(s, marks[use], dirs, stroke_min, p.river[s][use], colours)
         share = float(p.river[s][use].mean()) if use.any() else 0.0
-        return replace(ev, over_river=share, hidden=hidden.get(s, 0.0))
+        return replace(ev, over_river=share, hidden=hidden.get(s, 0.0), short=s in short)
 
     def measure(s: Section, partners: list[Section]) -> SegmentEvidence:
         ev = measure_in(profiles, cleaned[s], s, _crossed(profiles.along[s], s, partners))

@@ -388,7 +388,7 @@ def rebuild(
             alt_reached = _reachable(game_map.departure(alt), [t for t, d in decided.items() if d[0] == alt])
             if m < COLOUR_MARGIN and (s.a in alt_reached or s.b in alt_reached):
                 decided[s] = (alt, min(f, 0.8), f"colour between {colour} and {alt}; {alt} connects it", m)
-            elif evidence[s].ink < STRONG or evidence[s].samples < SHORT_SAMPLES:
+            elif evidence[s].ink < STRONG or evidence[s].samples < SHORT_SAMPLES or evidence[s].short:
                 cut_off[s] = (colour, decided[s])
                 decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
     # A partly marked section of a line's own hue that holds two parts of that line together is the
