@@ -59,7 +59,7 @@ END_GAP_NEAR = 0.05
 DISC_EXTRA_NEAR = 0.05
 """The same two gaps for a second measure of a section nearer its symbols (see ``measure_sections``)."""
 SHORT_VALID = 12
-"""A section with fewer measurable samples than this (one a pixel) between the default gaps, once
+"""A section with fewer valid samples than this (one a pixel) between the default gaps, once
 dark print is left out, is measured nearer its symbols too, even over the Thames: between a ring
 and a departure disc, or beside a big symbol, the default gaps leave a tenth of a pitch or less."""
 OUTSIDE_RIVER_MIN = 8
@@ -632,17 +632,6 @@ def _sample_positions(
     return out
 
 
-def _measurable(straight: Straightened, s: Section, t: np.ndarray) -> int:
-    """How many positions ``t`` along ``s`` are not dark print, banks, borders or beyond the picture."""
-    a = np.array(straight.lattice_to_px(*s.a))
-    d = np.subtract(straight.lattice_to_px(*s.b), a)
-    points = a + t[:, None] * (d / np.linalg.norm(d))
-    h, w = straight.ignore.shape
-    xs = np.clip(np.round(points[:, 0]).astype(int), 0, w - 1)
-    ys = np.clip(np.round(points[:, 1]).astype(int), 0, h - 1)
-    return int((~straight.ignore[ys, xs]).sum())
-
-
 def _section_profiles(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> _Profiles:
     """The profiles of some sections, sampled at ``positions`` (see ``_sample_positions``)."""
     if not positions:
@@ -847,8 +836,8 @@ def _level_fit(terms: np.ndarray, vals: np.ndarray) -> np.ndarray | None:
     return coef
 
 
-def _print_levels(profiles: _Profiles, at: _Profiles | None = None) -> dict[Section, np.ndarray]:
-    """Per section and sample, the chroma vector of what is printed under every section.
+def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndarray]]:
+    """Per section, the chroma vector of what is printed under it: on paper and in the Thames zone.
 
     On paper that is the tinted guide dashes; inside the Thames zone it is the guide or banks seen
     against the river, which looks different. Most potential sections are not drawn, so each
@@ -856,8 +845,7 @@ def _print_levels(profiles: _Profiles, at: _Profiles | None = None) -> dict[Sect
     subtracted before pencil is looked for. In the Thames zone the level is the median; on paper
     it is a smooth (quadratic) fit over the sheet: a photo's light and colour cast change across
     it, and a guide in a warm corner looks pinker than the sheet's median guide (the whole corner
-    then read as faint pink lines). The levels are those of the sections of ``at`` (default: of
-    ``profiles``), sampled there.
+    then read as faint pink lines).
     """
     sections = list(profiles.delta)
     mids = np.array([[(s.a[0] + s.b[0]) / 2, (s.a[1] + s.b[1]) / 2] for s in sections], np.float64)
@@ -877,11 +865,17 @@ def _print_levels(profiles: _Profiles, at: _Profiles | None = None) -> dict[Sect
             if coef is not None:
                 level = terms @ coef
         zone_levels[in_zone] = level
-    at = profiles if at is None else at
-    index = {s: k for k, s in enumerate(sections)}
-    return {
-        s: np.where(at.river[s][:, None], zone_levels[True][index[s]], zone_levels[False][index[s]]) for s in at.delta
-    }
+    return {s: (zone_levels[False][k], zone_levels[True][k]) for k, s in enumerate(sections)}
+
+
+def _print_levels(
+    profiles: _Profiles, zones: Mapping[Section, tuple[np.ndarray, np.ndarray]] | None = None
+) -> dict[Section, np.ndarray]:
+    """Per section and sample of ``profiles``, the chroma vector of what is printed there: its
+    section's level (``_zone_levels``; default: estimated from ``profiles`` themselves) on paper
+    or in the Thames zone."""
+    zones = _zone_levels(profiles) if zones is None else zones
+    return {s: np.where(profiles.river[s][:, None], zones[s][1], zones[s][0]) for s in profiles.delta}
 
 
 PRINT_EXPLAIN_MAX = 2.0
@@ -1018,19 +1012,25 @@ def measure_sections(
     a stroke that stops short of the rings. Not over the Thames: there they see the band's edges
     and knocked-out guides.
     """
-    positions = _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
-    profiles = _section_profiles(straight, positions)
+    profiles = _section_profiles(
+        straight, _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
+    )
+    short = {s for s, ok in profiles.valid.items() if ok.sum() < SHORT_VALID}
     nearer = _sample_positions(straight, game_map, station_radius_pitch, END_GAP_NEAR, DISC_EXTRA_NEAR)
-    short = {s for s, t in positions.items() if _measurable(straight, s, t) < SHORT_VALID}
-    near = _section_profiles(straight, {s: nearer[s] for s in positions if s in short or not profiles.river[s].any()})
-    # With a calibrated blank, what the print puts under each sample is known; otherwise it is
-    # estimated from the undrawn sections of this sheet.
-    levels = profiles.printed if profiles.printed is not None else _print_levels(profiles)
-    near_levels = near.printed if near.printed is not None else _print_levels(profiles, near)
+    near = _section_profiles(
+        straight, {s: nearer[s] for s in profiles.delta if s in short or not profiles.river[s].any()}
+    )
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
-    cleaned = {s: _explain_print(d, levels[s], dirs) for s, d in profiles.delta.items()}
-    near_cleaned = {s: _explain_print(d, near_levels[s], dirs) for s, d in near.delta.items()}
+    # With a calibrated blank, what the print puts under each sample is known; otherwise it is
+    # estimated from the undrawn sections of this sheet, measured at the default positions.
+    zones = _zone_levels(profiles) if profiles.printed is None else {}
+
+    def cleaned_of(p: _Profiles) -> dict[Section, np.ndarray]:
+        levels = p.printed if p.printed is not None else _print_levels(p, zones)
+        return {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
+
+    cleaned, near_cleaned = cleaned_of(profiles), cleaned_of(near)
     noise = _noise_level(cleaned, profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
