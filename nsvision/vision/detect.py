@@ -173,7 +173,7 @@ def straighten(
     ppp = PX_PER_PITCH
     size_x = int(round((game_map.columns - 1 + 2 * MARGIN) * ppp))
     size_y = int(round((game_map.rows - 1 + 2 * MARGIN) * ppp))
-    # Evaluate the model on a coarse grid and interpolate: the field is smooth, the RBF is not free.
+    # Evaluate the model on a coarse grid and interpolate: the field is smooth, the spline is not free.
     step = ppp // 4
     gx = np.arange(0, size_x + step, step, dtype=np.float64)
     gy = np.arange(0, size_y + step, step, dtype=np.float64)

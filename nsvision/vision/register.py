@@ -20,11 +20,10 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from scipy.interpolate import RBFInterpolator
-from scipy.spatial import cKDTree
 
 from nsvision.errors import NoMapFoundError
 from nsvision.game.board import GameMap, Point, station_name
+from nsvision.vision.spatial import PointSet, ThinPlateSpline
 
 WORK_LONG_SIDE = 2000
 """Long side (px) of the copy searched for symbols: enough for a map that fills a third of a 12 MP frame."""
@@ -80,7 +79,7 @@ class Registration:
     """(width, height) of the image registered."""
     match_margin: float
     """Best orientation's station matches minus the runner-up's: a measure of how sure the orientation is."""
-    _rbf: RBFInterpolator | None = field(default=None, repr=False, compare=False)
+    _rbf: ThinPlateSpline | None = field(default=None, repr=False, compare=False)
 
     @property
     def stations_found(self) -> int:
@@ -205,12 +204,12 @@ def _gauss_reduce(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return u, v
 
 
-def _seed_basis(pts: np.ndarray, tree: cKDTree, seed: int, nn: float) -> tuple[np.ndarray, np.ndarray, int] | None:
+def _seed_basis(pts: np.ndarray, tree: PointSet, seed: int, nn: float) -> tuple[np.ndarray, np.ndarray, int] | None:
     p0 = pts[seed]
-    near = [j for j in tree.query_ball_point(p0, 2.6 * nn) if j != seed]
+    near = [j for j in tree.within(p0, 2.6 * nn) if j != seed]
     near.sort(key=lambda j: float(np.hypot(*(pts[j] - p0))))
     near = near[:8]
-    area = tree.query_ball_point(p0, 3.6 * nn)
+    area = tree.within(p0, 3.6 * nn)
     best: tuple[int, float, np.ndarray, np.ndarray] | None = None
     for i, a in enumerate(near):
         for b in near[i + 1 :]:
@@ -231,7 +230,7 @@ def _seed_basis(pts: np.ndarray, tree: cKDTree, seed: int, nn: float) -> tuple[n
     return u, v, best[0]
 
 
-def _grow(pts: np.ndarray, tree: cKDTree, seed: int, u: np.ndarray, v: np.ndarray) -> _LatticeFit:
+def _grow(pts: np.ndarray, tree: PointSet, seed: int, u: np.ndarray, v: np.ndarray) -> _LatticeFit:
     p0 = pts[seed]
     affine = np.array([[u[0], v[0], p0[0]], [u[1], v[1], p0[1]], [0, 0, 1]], dtype=np.float64)
     model = affine
@@ -246,7 +245,7 @@ def _grow(pts: np.ndarray, tree: cKDTree, seed: int, u: np.ndarray, v: np.ndarra
         # Local pitch at each prediction: distance to the prediction one step along x.
         step = cv2.perspectiveTransform((grid + [1.0, 0.0])[None], model)[0]
         local = np.hypot(*(step - pred).T)
-        dist, idx = tree.query(pred)
+        dist, idx = tree.nearest(pred)
         new: dict[tuple[int, int], int] = {}
         used: dict[int, tuple[float, tuple[int, int]]] = {}
         for g, d, j, lp in zip(grid.astype(int), dist, idx, local, strict=True):
@@ -342,12 +341,12 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
         raise NoMapFoundError(source, f"only {len(cands)} station-like symbols in the picture")
     pts = np.array([c.xy_px for c in cands], dtype=np.float64)
     rad = np.array([c.radius_px for c in cands], dtype=np.float64)
-    tree = cKDTree(pts)
+    tree = PointSet(pts)
     # Seeds: symbols with many neighbours of their own size at a plausible pitch (2–6 radii away);
     # other round marks in the picture (windows, text, the score zone) rarely form such a lattice.
     counts = np.zeros(len(pts), dtype=int)
     for i, (p, r) in enumerate(zip(pts, rad, strict=True)):
-        near = [j for j in tree.query_ball_point(p, 7.5 * r) if j != i]
+        near = [j for j in tree.within(p, 7.5 * r) if j != i]
         counts[i] = sum(1 for j in near if 0.65 <= rad[j] / r <= 1.55 and np.hypot(*(pts[j] - p)) > 2.0 * r)
     best: tuple[int, int, _LatticeFit, np.ndarray, tuple[int, tuple[int, int], int, int, int]] | None = None
     tried: set[int] = set()
@@ -363,9 +362,9 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
             continue
         similar = np.flatnonzero((rad >= 0.6 * rad[seed]) & (rad <= 1.65 * rad[seed]))
         sub = pts[similar]
-        sub_tree = cKDTree(sub)
+        sub_tree = PointSet(sub)
         local_seed = int(np.searchsorted(similar, seed))
-        nn = float(sub_tree.query(sub[local_seed], k=2)[0][1])
+        nn = sub_tree.second_nearest_distance(local_seed)
         basis = _seed_basis(sub, sub_tree, local_seed, nn)
         if basis is None:
             continue
@@ -415,7 +414,7 @@ def _refine(
     h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.15 * _pitch_of(src, dst))
     if h is None:
         raise NoMapFoundError(source, "the station lattice is degenerate")
-    tree = cKDTree(pts)
+    tree = PointSet(pts)
     all_pts = np.array(sorted(game_map.by_point), dtype=np.float64)
     pred = cv2.perspectiveTransform(all_pts[None], h)[0]
     pitch = _pitch_of(all_pts, pred)
@@ -424,7 +423,7 @@ def _refine(
     residual: dict[Point, float] = {}
     for p_l, p_px in zip(all_pts.astype(int), pred, strict=True):
         key = (int(p_l[0]), int(p_l[1]))
-        d, j = tree.query(p_px)
+        (d,), (j,) = tree.nearest(p_px)
         if d < 0.3 * pitch:
             station_xy[key] = (float(pts[j][0]), float(pts[j][1]))
             found.add(key)
@@ -439,7 +438,7 @@ def _refine(
         fp = np.array([station_xy[(int(a), int(b))] for a, b in fl])
         fpred = cv2.perspectiveTransform(fl[None], h)[0]
         # Thin-plate smoothing keeps a curl-shaped correction but will not chase one mislocated symbol.
-        rbf = RBFInterpolator(fl, fp - fpred, kernel="thin_plate_spline", smoothing=2.0)
+        rbf = ThinPlateSpline(fl, fp - fpred, smoothing=2.0)
         for key in station_xy:
             if key not in found:
                 corr = rbf(np.array([key], dtype=np.float64))[0]
