@@ -59,6 +59,25 @@ def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
     assert reading.sections[join].doubtful
 
 
+def test_a_join_over_the_thames_marked_on_a_quarter_is_drawn_without_doubt_when_no_other_join_is_marked() -> None:
+    # Pink leaves 7,3 for 8,4; a piece of it runs 7,5-7,6. Of the two sections that would join
+    # them, both over the Thames, one carries pink on 30 % of it, the other nothing at all.
+    join, rival = _section("7,5-8,4"), _section("7,3-7,5")
+    others: dict[str, Colour] = {"5,7-5,9": "blue", "3,1-3,2": "green", "2,5-2,7": "purple"}
+    lines: dict[str, Colour] = {**others, "7,3-8,4": "pink", "7,5-7,6": "pink"}
+    marked = _ev(join, 0.3, HUES["pink"], over_river=1.0)
+    reading = _read(lines, join=marked, rival=_ev(rival, over_river=1.0))
+    assert reading.sections[join].colour == "pink"
+    assert not reading.doubtful
+    # Faint marks on the other join, or less of this one marked: a person looks.
+    faint_rival = _read(lines, join=marked, rival=_ev(rival, faint=0.2, over_river=1.0))
+    assert faint_rival.sections[join].colour == "pink"
+    assert faint_rival.sections[join].doubtful
+    lighter = _read(lines, join=_ev(join, 0.2, HUES["pink"], over_river=1.0), rival=_ev(rival, over_river=1.0))
+    assert lighter.sections[join].colour == "pink"
+    assert lighter.sections[join].doubtful
+
+
 def test_a_person_settles_a_section_in_doubt_and_nothing_else() -> None:
     join = _section("2,7-3,7")
     reading = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.08, HUES["purple"]))

@@ -90,6 +90,9 @@ BRIDGE_INK = 0.05
 SURE_BRIDGE_INK = 0.15
 """Marked share of the line's own hue on plain paper from which that join is read as drawn without doubt
 (when the other joins carry no pencil)."""
+SURE_BRIDGE_INK_RIVER = 0.25
+"""The same over the Thames, where the hue says little: the join is read as drawn without doubt when
+it is marked on this share of it and the other joins carry no marks at all, not even faint ones."""
 SURE_BRIDGE_FAINT = 0.5
 """Share of that join carrying faint marks of the line's hue from which it is read as drawn without
 doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
@@ -422,18 +425,28 @@ def rebuild(
             joins = _bridges(colour, decided, evidence, hues, game_map)
             best = next((s for s in joins if nearest[s] == colour and _marked(evidence[s])), None)
             rival_marks = [evidence[t] for t in joins if t != best]
-            if (
+            # Over the Thames a light stroke shows less, but a line in pieces is joined somewhere: the
+            # one join with pencil of the line's hue on a quarter of it, when no other has any mark.
+            river_sure = (
                 best is not None
-                and evidence[best].over_river <= 0.5
-                and decided[best][3] >= COLOUR_MARGIN
-                and all(ev.ink < BRIDGE_INK for ev in rival_marks)
-                and (
-                    evidence[best].ink >= SURE_BRIDGE_INK
-                    # Marks too light for ink, on a sheet whose blank sections are free of them.
-                    or (
-                        faint_means_pencil
-                        and evidence[best].faint >= SURE_BRIDGE_FAINT
-                        and all(ev.faint <= FAINT_BLANK_MAX for ev in rival_marks)
+                and evidence[best].over_river > 0.5
+                and evidence[best].ink >= SURE_BRIDGE_INK_RIVER
+                and all(ev.ink == 0 and ev.faint == 0 for ev in rival_marks)
+            )
+            if best is not None and (
+                river_sure
+                or (
+                    evidence[best].over_river <= 0.5
+                    and decided[best][3] >= COLOUR_MARGIN
+                    and all(ev.ink < BRIDGE_INK for ev in rival_marks)
+                    and (
+                        evidence[best].ink >= SURE_BRIDGE_INK
+                        # Marks too light for ink, on a sheet whose blank sections are free of them.
+                        or (
+                            faint_means_pencil
+                            and evidence[best].faint >= SURE_BRIDGE_FAINT
+                            and all(ev.faint <= FAINT_BLANK_MAX for ev in rival_marks)
+                        )
                     )
                 )
             ):
