@@ -336,6 +336,22 @@ def test_on_a_dark_blue_band_purple_can_look_pink_but_green_never_looks_blue() -
     assert _band_explains(greenish / np.linalg.norm(greenish), HUES, DARK_BLUE_BAND) == {"green"}
 
 
+def test_a_line_in_pieces_either_side_of_a_band_that_hides_its_pencil_is_joined_across_it_in_doubt() -> None:
+    # Blue leaves 5,7 for 4,6, and a piece of it runs 4,4-4,5 beyond the Thames: the one section
+    # that would join them crosses the band, where blue pencil on a blue band leaves no mark.
+    join = _section("4,5-4,6")
+    lines: dict[str, Colour] = {**OTHERS, "4,6-5,7": "blue", "4,4-4,5": "blue"}
+    blank = _ev(join, over_river=1.0)
+    reading = _read(lines, band=DARK_BLUE_BAND, join=blank)
+    assert reading.sections[join].colour == "blue"
+    assert reading.sections[join].doubtful
+    assert "hides blue" in reading.sections[join].reason
+    # A band of another hue would show blue pencil: the line is left in pieces, the join named.
+    green_band = _read(lines, band=(0.47, 0.18, 0.55), join=blank)
+    assert green_band.sections[join].colour is None
+    assert green_band.sections[join].doubtful
+
+
 def test_on_the_band_the_one_reaching_line_whose_pencil_can_look_so_takes_the_section() -> None:
     river = _section("4,5-4,6")
     ev = _ev(river, 1.0, np.array([0.3, 0.0, 0.95]), over_river=1.0)

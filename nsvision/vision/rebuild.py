@@ -15,8 +15,10 @@ Decisions use the evidence and the game's structure, never a silent guess:
    doubt otherwise unless its evidence is strong (then it is a real rule break). Lightly marked
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
    there or another join is marked too; when it is read confidently, the part it joins is no
-   longer in doubt for being cut off); over the Thames, where the print shifts hues, the lines
-   that reach a section choose between two close hues, and of those lines the one pencil that can
+   longer in doubt for being cut off); a line in pieces either side of a Thames band of its own
+   pencil's hue, with no join marked, is joined across the band in doubt (a stroke leaves no mark
+   there); over the Thames, where the print shifts hues, the lines that reach a section choose
+   between two close hues, and of those lines the one pencil that can
    look like the colour seen on the band (a dark band fades its dark channels) takes it; on paper
    under a coloured light, light strokes drift towards the tint the light gives the guides, and
    the same reasoning applies; faint marks leaving a line are in doubt, and so is a line's last
@@ -458,6 +460,15 @@ def rebuild(
                 c, f, r, m = decided[s]
                 decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
             if best is None:
+                # No join shows the line's pencil. On a band of that pencil's own hue (blue on a blue
+                # or teal band) a stroke leaves no mark: the one join across it is the likeliest,
+                # read as drawn in the best reading, still in doubt.
+                hides = band is not None and _looks_like(hues[colour], [np.asarray(band, dtype=np.float64)])
+                across = [s for s in joins if evidence[s].over_river > 0.5]
+                if hides and len(across) == 1:
+                    _c, f, r, m = decided[across[0]]
+                    decided[across[0]] = (colour, f, f"{r}; the Thames band hides {colour} pencil", m)
+                    continue
                 break
             _c, f, _r, m = decided[best]
             decided[best] = (colour, f, f"faint {colour} pencil that joins the two parts of the {colour} line", m)
