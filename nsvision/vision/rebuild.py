@@ -18,8 +18,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
    longer in doubt for being cut off); a line in pieces either side of a Thames band of its own
    pencil's hue, with no join marked, is joined across the band in doubt (a stroke leaves no mark
    there); over the Thames, where the print shifts hues, the lines that reach a section choose
-   between two close hues, and of those lines the one pencil that can
-   look like the colour seen on the band (a dark band fades its dark channels) takes it; on paper
+   between two close hues, and of those lines the one pencil that can look like the colour seen
+   on the band (a dark band fades its dark channels) takes it; on paper
    under a coloured light, light strokes drift towards the tint the light gives the guides, and
    the same reasoning applies; faint marks leaving a line are in doubt, and so is a line's last
    section when it is lightly marked (nothing else vouches for it); a section read in one colour
@@ -93,8 +93,8 @@ SURE_BRIDGE_INK = 0.15
 """Marked share of the line's own hue on plain paper from which that join is read as drawn without doubt
 (when the other joins carry no pencil)."""
 SURE_BRIDGE_INK_RIVER = 0.25
-"""The same over the Thames, where the hue says little: the join is read as drawn without doubt when
-it is marked on this share of it and the other joins carry no marks at all, not even faint ones."""
+"""The same over the Thames, where a light stroke shows less: the join is read as drawn without doubt
+when it is marked on this share of it and the other joins carry no marks at all, not even faint ones."""
 SURE_BRIDGE_FAINT = 0.5
 """Share of that join carrying faint marks of the line's hue from which it is read as drawn without
 doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
