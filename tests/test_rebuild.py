@@ -59,6 +59,24 @@ def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
     assert reading.sections[join].doubtful
 
 
+def test_the_one_join_with_faint_marks_of_the_lines_hue_joins_it_in_the_best_reading() -> None:
+    # Too light to call drawn (no ink, faint marks on a third of it), but the only join that shows
+    # anything: the best reading joins the line there, and a person is asked to look.
+    join, other = _section("2,7-3,7"), _section("2,5-3,6")
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}
+    traced = _ev(join, 0.0, HUES["purple"], faint=0.35)
+    reading = _read(lines, join=traced)
+    assert reading.sections[join].colour == "purple"
+    assert reading.sections[join].doubtful
+    # Two joins with such marks: nothing says which, both are named and neither is drawn.
+    both = _read(lines, join=traced, other=_ev(other, 0.0, HUES["purple"], faint=0.35))
+    assert both.sections[join].colour is None and both.sections[other].colour is None
+    assert both.sections[join].doubtful and both.sections[other].doubtful
+    # Faint marks of another pencil's hue are no trace of this line.
+    pinkish = _read(lines, join=_ev(join, 0.0, HUES["pink"], faint=0.35))
+    assert pinkish.sections[join].colour is None
+
+
 def test_a_join_over_the_thames_marked_on_a_quarter_is_drawn_without_doubt_when_no_other_join_is_marked() -> None:
     # Pink leaves 7,3 for 8,4; a piece of it runs 7,5-7,6. Of the two sections that would join
     # them, both over the Thames, one carries pink on 30 % of it, the other nothing at all.

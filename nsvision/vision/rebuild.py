@@ -15,12 +15,13 @@ Decisions use the evidence and the game's structure, never a silent guess:
    doubt otherwise unless its evidence is strong (then it is a real rule break). Lightly marked
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
    there or another join is marked too; when it is read confidently, the part it joins is no
-   longer in doubt for being cut off); a line in pieces either side of a Thames band of its own
-   pencil's hue, with no join marked, is joined across the band in doubt (a stroke leaves no mark
-   there); over the Thames, where the print shifts hues, the lines that reach a section choose
-   between two close hues, and of those lines the one pencil that can look like the colour seen
-   on the band (a dark band fades its dark channels) takes it; on paper
-   under a coloured light, light strokes drift towards the tint the light gives the guides, and
+   longer in doubt for being cut off); with no join marked so, the one join with faint marks of the
+   line's hue is drawn in the best reading, in doubt; a line in pieces either side of a Thames
+   band of its own pencil's hue, with no join marked, is joined across the band in doubt (a stroke
+   leaves no mark there); over the Thames, where the print shifts hues, the lines that reach a
+   section choose between two close hues, and of those lines the one pencil that can look like the
+   colour seen on the band (a dark band fades its dark channels) takes it; on paper under a
+   coloured light, light strokes drift towards the tint the light gives the guides, and
    the same reasoning applies; faint marks leaving a line are in doubt, and so is a line's last
    section when it is lightly marked (nothing else vouches for it); a section read in one colour
    that would join another line's pieces is in doubt (two pencils on one section read as one);
@@ -95,6 +96,9 @@ SURE_BRIDGE_INK = 0.15
 SURE_BRIDGE_INK_RIVER = 0.25
 """The same over the Thames, where a light stroke shows less: the join is read as drawn without doubt
 when it is marked on this share of it and the other joins carry no marks at all, not even faint ones."""
+WEAK_JOIN_FAINT = 0.2
+"""Share of a join carrying faint marks of the line's hue from which, when it is the only join with
+that many, it is the join of the best reading (in doubt; the sheet is flagged for the line in pieces)."""
 SURE_BRIDGE_FAINT = 0.5
 """Share of that join carrying faint marks of the line's hue from which it is read as drawn without
 doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
@@ -460,6 +464,15 @@ def rebuild(
                 c, f, r, m = decided[s]
                 decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
             if best is None:
+                # Too little pencil on any join to call it drawn, but a line in pieces is joined
+                # somewhere: a join with faint marks of the line's hue, the only one with such marks,
+                # is where (in the best reading, still in doubt).
+                traced = [t for t in joins if evidence[t].faint >= WEAK_JOIN_FAINT]
+                if len(traced) == 1 and nearest[traced[0]] == colour:
+                    _c, f, _r, m = decided[traced[0]]
+                    why = f"faint {colour} pencil that joins the two parts of the {colour} line"
+                    decided[traced[0]] = (colour, f, why, m)
+                    continue
                 # No join shows the line's pencil. On a band of that pencil's own hue (blue on a blue
                 # or teal band) a stroke leaves no mark: the one join across it is the likeliest,
                 # read as drawn in the best reading, still in doubt.
