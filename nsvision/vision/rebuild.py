@@ -431,16 +431,14 @@ def rebuild(
             joins = _bridges(colour, decided, evidence, hues, game_map)
             best = next((s for s in joins if nearest[s] == colour and _marked(evidence[s])), None)
             rival_marks = [evidence[t] for t in joins if t != best]
-            # Over the Thames a light stroke shows less, but a line in pieces is joined somewhere: the
-            # one join with pencil of the line's hue on a quarter of it, when no other has any mark.
-            river_sure = (
-                best is not None
-                and evidence[best].over_river > 0.5
-                and evidence[best].ink >= SURE_BRIDGE_INK_RIVER
-                and all(ev.ink == 0 and ev.faint == 0 for ev in rival_marks)
-            )
             if best is not None and (
-                river_sure
+                # Over the Thames a light stroke shows less, but a line in pieces is joined somewhere:
+                # the one join with pencil of the line's hue on a quarter of it, when no other has any mark.
+                (
+                    evidence[best].over_river > 0.5
+                    and evidence[best].ink >= SURE_BRIDGE_INK_RIVER
+                    and all(ev.ink == 0 and ev.faint == 0 for ev in rival_marks)
+                )
                 or (
                     evidence[best].over_river <= 0.5
                     and decided[best][3] >= COLOUR_MARGIN
@@ -469,10 +467,8 @@ def rebuild(
                 # is where (in the best reading, still in doubt).
                 traced = [t for t in joins if evidence[t].faint >= WEAK_JOIN_FAINT]
                 if len(traced) == 1 and nearest[traced[0]] == colour:
-                    _c, f, _r, m = decided[traced[0]]
-                    why = f"faint {colour} pencil that joins the two parts of the {colour} line"
-                    decided[traced[0]] = (colour, f, why, m)
-                    continue
+                    best = traced[0]
+            if best is None:
                 # No join shows the line's pencil. On a band of that pencil's own hue (blue on a blue
                 # or teal band) a stroke leaves no mark: the one join across it is the likeliest,
                 # read as drawn in the best reading, still in doubt.

@@ -12,6 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 
+def _pairwise(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances between every point of (N, 2) ``a`` and every point of (M, 2) ``b``: an (N, M) array."""
+    return np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+
+
 class PointSet:
     """Points in the plane, searched by brute force (a picture has hundreds of symbol candidates)."""
 
@@ -28,7 +33,7 @@ class PointSet:
     def nearest(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distance to, and index of, the nearest point for each of the (N, 2) ``queries``."""
         q = np.asarray(queries, dtype=np.float64).reshape(-1, 2)
-        d = np.hypot(q[:, None, 0] - self.points[None, :, 0], q[:, None, 1] - self.points[None, :, 1])
+        d = _pairwise(q, self.points)
         idx = np.argmin(d, axis=1)
         return d[np.arange(len(q)), idx], idx
 
@@ -64,7 +69,7 @@ class ThinPlateSpline:
         self._scale = np.where(scale == 0.0, 1.0, scale)
         self._centres = y
         n = len(y)
-        k = _kernel(np.hypot(y[:, None, 0] - y[None, :, 0], y[:, None, 1] - y[None, :, 1]))
+        k = _kernel(_pairwise(y, y))
         p = self._affine(y)
         lhs = np.zeros((n + 3, n + 3))
         lhs[:n, :n] = k + smoothing * np.eye(n)
@@ -82,7 +87,6 @@ class ThinPlateSpline:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """The spline at the (N, 2) points ``x``: an (N, D) array."""
         q = np.asarray(x, dtype=np.float64).reshape(-1, 2)
-        c = self._centres
-        k = _kernel(np.hypot(q[:, None, 0] - c[None, :, 0], q[:, None, 1] - c[None, :, 1]))
+        k = _kernel(_pairwise(q, self._centres))
         out: np.ndarray = k @ self._weights + self._affine(q) @ self._affine_coeffs
         return out
