@@ -526,3 +526,23 @@ def test_marks_too_light_for_ink_leaving_a_station_inside_a_line_are_put_in_doub
         {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"}, branch=_ev(branch, 0.0, HUES["blue"], faint=0.7)
     )
     assert not other.doubtful
+
+
+def test_the_one_lightly_traced_section_leaving_a_line_end_is_the_line_going_on_in_doubt() -> None:
+    # Faint purple along 60 % of it and a few darker marks: too light to call drawn, but it leaves
+    # the purple line's end, and nothing else there does. The line goes on there, lightly; so does
+    # the next section, traced alike.
+    nxt, after = _section("2,7-3,7"), _section("3,7-5,7")
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
+    light = _ev(nxt, 0.15, HUES["purple"], faint=0.6)
+    reading = _read(lines, nxt=light, after=_ev(after, 0.15, HUES["purple"], faint=0.6))
+    assert reading.sections[nxt].colour == "purple" and reading.sections[nxt].doubtful
+    assert reading.sections[after].colour == "purple" and reading.sections[after].doubtful
+    # Two such sections at one end: nothing says which, neither is drawn; both are named.
+    rival = _section("2,7-4,9")
+    both = _read(lines, nxt=light, rival=_ev(rival, 0.15, HUES["purple"], faint=0.6))
+    assert both.sections[nxt].colour is None and both.sections[rival].colour is None
+    assert both.sections[nxt].doubtful and both.sections[rival].doubtful
+    # Faint marks only, with no ink among them, or marks of another pencil's hue: not drawn.
+    assert _read(lines, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6)).sections[nxt].colour is None
+    assert _read(lines, nxt=_ev(nxt, 0.15, HUES["blue"], faint=0.6)).sections[nxt].colour is None

@@ -22,8 +22,10 @@ Decisions use the evidence and the game's structure, never a silent guess:
    section choose between two close hues, and of those lines the one pencil that can look like the
    colour seen on the band (a dark band fades its dark channels) takes it; on paper under a
    coloured light, light strokes drift towards the tint the light gives the guides, and
-   the same reasoning applies; faint marks leaving a line are in doubt, and so is a line's last
-   section when it is lightly marked (nothing else vouches for it); a section read in one colour
+   the same reasoning applies; faint marks leaving a line are in doubt (the one section with faint
+   marks of its hue on half of it and some ink, leaving a line's end, is the line going on lightly
+   in the best reading), and so is a line's last section when it is lightly marked (nothing else
+   vouches for it); a section read in one colour
    that would join another line's pieces is in doubt (two pencils on one section read as one);
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
@@ -97,6 +99,12 @@ SURE_BRIDGE_INK_RIVER = 0.25
 """The same over the Thames, where a light stroke shows less: the join is read as drawn without doubt
 when it is marked on this share of it and the other joins carry no marks at all, not even faint ones."""
 WEAK_JOIN_FAINT = 0.2
+LIGHT_END_FAINT = 0.5
+"""Share of a section with faint marks of a line's hue from which, leaving that line's end (the one
+such section there), it is read as the line going on lightly in the best reading (in doubt)."""
+LIGHT_END_SPAN = 0.1
+"""Share of that section between its first and last mark dark enough to count as ink that it needs
+as well: faint marks alone are what a blank guide under a cast shows."""
 """Share of a join carrying faint marks of the line's hue from which, when it is the only join with
 that many, it is the join of the best reading (in doubt; the sheet is flagged for the line in pieces)."""
 SURE_BRIDGE_FAINT = 0.5
@@ -530,6 +538,8 @@ def rebuild(
             k = nearest[s] if nearest[s] in near else near[0]
             share = max(ev.ink, ev.faint)
             decided[s] = (c, min(f, 0.65), f"faint pencil ({share:.0%} of it) next to the {k} line", m)
+    if faint_means_pencil:
+        _light_line_goes_on(decided, evidence, nearest)
     # Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
     # leaving its departure station, is more likely a light pencil than an empty round.
     for colour in LINE_COLOURS:
@@ -563,6 +573,42 @@ def rebuild(
     }
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(_network(decided, options), readings, learnt, _second_looks(decided, evidence, nearest))
+
+
+def _light_line_goes_on(
+    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], nearest: Mapping[Section, Colour]
+) -> None:
+    """A line's end from which one section, and only one, carries faint marks of the line's hue on
+    half of it and more, with some ink among them: the line goes on there, drawn lightly, in the best
+    reading, still in doubt. A light stroke is far more common than faint marks of a pencil's own hue
+    leaving exactly where its line ends by chance. Two such sections at one end are left to a person.
+    Repeated from the new end: a light hand draws the last few sections alike. Not over the Thames,
+    where faint marks are the band's own texture as often as pencil."""
+    for _ in range(4):
+        degree = _line_degrees(decided)
+        on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
+        line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
+        found: dict[tuple[Colour, Point], list[Section]] = {}
+        for s, (c, _f, _r, _m) in decided.items():
+            ev, k = evidence[s], nearest[s]
+            if (
+                c is None
+                and ev.over_river <= 0.5
+                and ev.faint >= LIGHT_END_FAINT
+                and ev.span >= LIGHT_END_SPAN
+                and (s.a in line_ends[k]) != (s.b in line_ends[k])
+                and not (s.a in on_line[k] and s.b in on_line[k])
+            ):
+                found.setdefault((k, s.a if s.a in line_ends[k] else s.b), []).append(s)
+        grown = False
+        for (k, _end), ss in found.items():
+            if len(ss) == 1:
+                _c, f, r, m = decided[ss[0]]
+                share = max(evidence[ss[0]].ink, evidence[ss[0]].faint)
+                decided[ss[0]] = (k, min(f, 0.65), r or f"faint pencil ({share:.0%} of it) next to the {k} line", m)
+                grown = True
+        if not grown:
+            return
 
 
 def _reconnect(
