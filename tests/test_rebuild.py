@@ -546,3 +546,20 @@ def test_the_one_lightly_traced_section_leaving_a_line_end_is_the_line_going_on_
     # Faint marks only, with no ink among them, or marks of another pencil's hue: not drawn.
     assert _read(lines, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6)).sections[nxt].colour is None
     assert _read(lines, nxt=_ev(nxt, 0.15, HUES["blue"], faint=0.6)).sections[nxt].colour is None
+
+
+def test_a_light_short_mark_on_its_own_away_from_its_line_is_not_drawn_in_the_best_reading() -> None:
+    # A purple-looking mark on one short section far from the purple line, lightly marked: a
+    # spike's tip or a guide a phone sharpened, more often than a pencil. Still named for a person.
+    stray = _section("8,1-9,1")
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
+    light = dataclasses.replace(_ev(stray, 0.6, HUES["purple"]), strength=0.1)
+    reading = _read(lines, stray=light)
+    assert reading.sections[stray].colour is None
+    assert reading.sections[stray].doubtful
+    assert "on its own" in reading.sections[stray].reason
+    # Firmly drawn, or a piece of two sections, it is a line left in pieces: read as drawn, in doubt.
+    firm = _read(lines, stray=_ev(stray, 0.6, HUES["purple"]))
+    assert firm.sections[stray].colour == "purple" and firm.sections[stray].doubtful
+    piece = _read({**lines, "8,1-8,4": "purple"}, stray=light)
+    assert piece.sections[stray].colour == "purple" and piece.sections[stray].doubtful

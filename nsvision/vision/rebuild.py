@@ -25,7 +25,9 @@ Decisions use the evidence and the game's structure, never a silent guess:
    the same reasoning applies; faint marks leaving a line are in doubt (the one section with faint
    marks of its hue on half of it and some ink, leaving a line's end, is the line going on lightly
    in the best reading), and so is a line's last section when it is lightly marked (nothing else
-   vouches for it); a section read in one colour
+   vouches for it); a short, lightly marked section in doubt that touches no other section of its
+   colour, away from its departure station, is not drawn in the best reading (a symbol's edge or a
+   sharpened guide leaves such marks more often than a pencil); a section read in one colour
    that would join another line's pieces is in doubt (two pencils on one section read as one);
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
@@ -565,6 +567,7 @@ def rebuild(
     _shared_joins(decided, game_map)
     _river_rule_breaks(decided, evidence, game_map, options)
     _light_line_ends(decided, evidence)
+    _stray_marks(decided, evidence, game_map)
     _hidden_sections(decided, evidence)
 
     readings = {
@@ -573,6 +576,34 @@ def rebuild(
     }
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
     return Reading(_network(decided, options), readings, learnt, _second_looks(decided, evidence, nearest))
+
+
+def _stray_marks(
+    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> None:
+    """A section in doubt that touches no other section of its colour and is cut off from that
+    colour's departure station, short (under ``LONG_SAMPLES``) and lightly marked (under
+    ``LIGHT_END_STRENGTH``), is not drawn in the best reading, still in doubt.
+
+    A light short mark on its own is what the print leaves more often than a pencil does: a tourist
+    site's spike, a disc's or a ring's edge, a guide darkened by a phone's sharpening, the band's
+    edge. A line a player left in pieces is drawn as firmly as the rest of it.
+    """
+    for colour in LINE_COLOURS:
+        mine = [s for s, d in decided.items() if d[0] == colour]
+        reached = _reachable(game_map.departure(colour), mine)
+        for s in mine:
+            _c, f, r, m = decided[s]
+            ev = evidence[s]
+            if (
+                f < CONFIDENT
+                and s.a not in reached
+                and ev.samples < LONG_SAMPLES
+                and ev.strength < LIGHT_END_STRENGTH
+                and not any(t != s and {s.a, s.b} & {t.a, t.b} for t in mine)
+            ):
+                why = r or f"a light {colour} mark"
+                decided[s] = (None, f, f"{why}; light and on its own: read as not drawn", m)
 
 
 def _light_line_goes_on(
