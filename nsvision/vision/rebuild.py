@@ -16,7 +16,7 @@ Decisions use the evidence and the game's structure, never a silent guess:
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
    there or another join is marked too; when it is read confidently, the part it joins is no
    longer in doubt for being cut off); with no join marked so, the one join with faint marks of the
-   line's hue is drawn in the best reading, in doubt; a line in pieces either side of a Thames
+   line's hue (or the hue next to it) is drawn in the best reading, in doubt; a line in pieces either side of a Thames
    band of its own pencil's hue, with no join marked, is joined across the band in doubt (a stroke
    leaves no mark there); over the Thames, where the print shifts hues, the lines that reach a
    section choose between two close hues, and of those lines the one pencil that can look like the
@@ -473,10 +473,11 @@ def rebuild(
                 decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
             if best is None:
                 # Too little pencil on any join to call it drawn, but a line in pieces is joined
-                # somewhere: a join with faint marks of the line's hue, the only one with such marks,
-                # is where (in the best reading, still in doubt).
+                # somewhere: a join with faint marks of the line's hue, or of the hue next to it
+                # (faint purple often looks pink), the only one with such marks, is where (in the
+                # best reading, still in doubt).
                 traced = [t for t in joins if evidence[t].faint >= WEAK_JOIN_FAINT]
-                if len(traced) == 1 and nearest[traced[0]] == colour:
+                if len(traced) == 1 and colour in (nearest[traced[0]], second_choice[traced[0]]):
                     best = traced[0]
             if best is None:
                 # No join shows the line's pencil. On a band of that pencil's own hue (blue on a blue
