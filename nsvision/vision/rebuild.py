@@ -16,9 +16,9 @@ Decisions use the evidence and the game's structure, never a silent guess:
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
    there or another join is marked too; when it is read confidently, the part it joins is no
    longer in doubt for being cut off); with no join marked so, the one join with faint marks of the
-   line's hue (or the hue next to it) is drawn in the best reading, in doubt; a line in pieces either side of a Thames
-   band of its own pencil's hue, with no join marked, is joined across the band in doubt (a stroke
-   leaves no mark there); over the Thames, where the print shifts hues, the lines that reach a
+   line's hue (or the hue next to it) is drawn in the best reading, in doubt; a line in pieces
+   either side of a Thames band of its own pencil's hue, with no join marked, is joined across the
+   band in doubt (a stroke leaves no mark there); over the Thames, where the print shifts hues, the lines that reach a
    section choose between two close hues, and of those lines the one pencil that can look like the
    colour seen on the band (a dark band fades its dark channels) takes it; on paper under a
    coloured light, light strokes drift towards the tint the light gives the guides, and
@@ -101,17 +101,17 @@ SURE_BRIDGE_INK_RIVER = 0.25
 """The same over the Thames, where a light stroke shows less: the join is read as drawn without doubt
 when it is marked on this share of it and the other joins carry no marks at all, not even faint ones."""
 WEAK_JOIN_FAINT = 0.2
+"""Share of a join carrying faint marks of the line's hue from which, when it is the only join with
+that many, it is the join of the best reading (in doubt; the sheet is flagged for the line in pieces)."""
+SURE_BRIDGE_FAINT = 0.5
+"""Share of that join carrying faint marks of the line's hue from which it is read as drawn without
+doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
 LIGHT_END_FAINT = 0.5
 """Share of a section with faint marks of a line's hue from which, leaving that line's end (the one
 such section there), it is read as the line going on lightly in the best reading (in doubt)."""
 LIGHT_END_SPAN = 0.1
 """Share of that section between its first and last mark dark enough to count as ink that it needs
 as well: faint marks alone are what a blank guide under a cast shows."""
-"""Share of a join carrying faint marks of the line's hue from which, when it is the only join with
-that many, it is the join of the best reading (in doubt; the sheet is flagged for the line in pieces)."""
-SURE_BRIDGE_FAINT = 0.5
-"""Share of that join carrying faint marks of the line's hue from which it is read as drawn without
-doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
 LIGHT_END_INK = 0.65
@@ -616,7 +616,7 @@ def _light_line_goes_on(
     leaving exactly where its line ends by chance. Two such sections at one end are left to a person.
     Repeated from the new end: a light hand draws the last few sections alike. Not over the Thames,
     where faint marks are the band's own texture as often as pencil."""
-    for _ in range(4):
+    while True:  # every round draws a section more, or stops
         degree = _line_degrees(decided)
         on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
         line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
