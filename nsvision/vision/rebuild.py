@@ -604,7 +604,7 @@ def _stray_marks(
                 and not any(t != s and {s.a, s.b} & {t.a, t.b} for t in mine)
             ):
                 why = r or f"a light {colour} mark"
-                decided[s] = (None, f, f"{why}; light and on its own: read as not drawn", m)
+                decided[s] = (None, f, f"{why}; light and on its own, more often the print than pencil", m)
 
 
 def _light_line_goes_on(
