@@ -495,9 +495,7 @@ def rebuild(
     # Faint pencil of a line's own hue leaving one of that line's stations may be its last section
     # or a branch, drawn lightly: a person should look. Over the Thames the hue of faint pencil says
     # little, so faint pencil there leaving any line's station is looked at.
-    degree = _line_degrees(decided)
-    on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
-    line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
+    on_line, line_ends = _line_stations(decided)
     for s, (c, f, _r, m) in list(decided.items()):
         ev = evidence[s]
         river = ev.over_river > 0.5
@@ -590,18 +588,20 @@ def _stray_marks(
     site's spike, a disc's or a ring's edge, a guide darkened by a phone's sharpening, the band's
     edge. A line a player left in pieces is drawn as firmly as the rest of it.
     """
+    degree = _line_degrees(decided)
     for colour in LINE_COLOURS:
         mine = [s for s, d in decided.items() if d[0] == colour]
         reached = _reachable(game_map.departure(colour), mine)
         for s in mine:
             _c, f, r, m = decided[s]
             ev = evidence[s]
+            alone = degree[(colour, s.a)] == 1 and degree[(colour, s.b)] == 1
             if (
                 f < CONFIDENT
+                and alone
                 and s.a not in reached
                 and ev.samples < LONG_SAMPLES
                 and ev.strength < LIGHT_END_STRENGTH
-                and not any(t != s and {s.a, s.b} & {t.a, t.b} for t in mine)
             ):
                 why = r or f"a light {colour} mark"
                 decided[s] = (None, f, f"{why}; light and on its own, more often the print than pencil", m)
@@ -617,9 +617,7 @@ def _light_line_goes_on(
     Repeated from the new end: a light hand draws the last few sections alike. Not over the Thames,
     where faint marks are the band's own texture as often as pencil."""
     while True:  # every round draws a section more, or stops
-        degree = _line_degrees(decided)
-        on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
-        line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
+        on_line, line_ends = _line_stations(decided)
         found: dict[tuple[Colour, Point], list[Section]] = {}
         for s, (c, _f, _r, _m) in decided.items():
             ev, k = evidence[s], nearest[s]
@@ -749,6 +747,14 @@ def _hidden_sections(decided: dict[Section, Decision], evidence: Mapping[Section
                 "or glare washes it out"
             )
             decided[s] = (c, min(f, 0.6), reason, m)
+
+
+def _line_stations(decided: Mapping[Section, Decision]) -> tuple[dict[Colour, set[Point]], dict[Colour, set[Point]]]:
+    """Each colour's stations, and those where its line ends (one section of it meets there)."""
+    degree = _line_degrees(decided)
+    on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
+    line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
+    return on_line, line_ends
 
 
 def _line_degrees(decided: Mapping[Section, Decision]) -> Counter[tuple[Colour, Point]]:

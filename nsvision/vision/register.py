@@ -421,9 +421,9 @@ def _refine(
     station_xy: dict[Point, tuple[float, float]] = {}
     found: set[Point] = set()
     residual: dict[Point, float] = {}
-    for p_l, p_px in zip(all_pts.astype(int), pred, strict=True):
+    dist, idx = tree.nearest(pred)
+    for p_l, p_px, d, j in zip(all_pts.astype(int), pred, dist, idx, strict=True):
         key = (int(p_l[0]), int(p_l[1]))
-        (d,), (j,) = tree.nearest(p_px)
         if d < 0.3 * pitch:
             station_xy[key] = (float(pts[j][0]), float(pts[j][1]))
             found.add(key)

@@ -24,7 +24,7 @@ class PointSet:
         self.points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
 
     def _distances(self, p: np.ndarray) -> np.ndarray:
-        return np.hypot(*(self.points - np.asarray(p, dtype=np.float64)).T)
+        return _pairwise(np.asarray(p, dtype=np.float64).reshape(1, 2), self.points)[0]
 
     def within(self, p: np.ndarray, radius: float) -> list[int]:
         """Indices of the points at most ``radius`` from ``p``, in index order."""
