@@ -21,7 +21,8 @@ class ExitCode(IntEnum):
     NEEDS_REVIEW = 3
     """The reading is uncertain: a person must look at the named sections."""
     BAD_INPUT = 4
-    """The input cannot be read: missing, empty, truncated, not an image/PDF/network, malformed."""
+    """The input cannot be read: missing, empty, truncated, not an image/PDF/network, malformed, or a
+    black-and-white picture (no pencil's colour can be read from it)."""
     NO_MAP = 5
     """The input is a readable picture but holds no Map of London."""
     BAD_CALIBRATION = 6

@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 
 from nsvision.calibration import Calibration, load_calibration
-from nsvision.errors import ExitCode, NsvisionError
+from nsvision.errors import ExitCode, InputError, NsvisionError
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Section, parse_section_name
 from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
-from nsvision.vision.detect import MARGIN, Straightened, blank_density, measure_sections, straighten
+from nsvision.vision.detect import MARGIN, Straightened, blank_density, in_colour, measure_sections, straighten
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, read_marks
 from nsvision.vision.other_sheets import direction, find_other_map
@@ -308,7 +308,8 @@ def analyze_sheet(
 
     ``fixes`` are what a person who looked at the sheet says some sections are (those for this
     page, or for every page): they replace what was read there, sure and no longer in doubt.
-    Raises ``NoMapFoundError`` when the picture holds no Map of London.
+    Raises ``NoMapFoundError`` when the picture holds no Map of London, and ``InputError`` when it
+    is black and white (no pencil's colour can be read).
     """
     start = time.perf_counter()
     cal = calibration or load_calibration()
@@ -318,6 +319,13 @@ def analyze_sheet(
     other = find_other_map(loaded.image, reg, cal.map, cal.sheet, source)
     # A calibrated print brings its own blank: what is printed under every section is then known.
     straight = straighten(loaded.image, reg, cal.map, print_density(cal))
+    if not in_colour(straight.image):
+        # Read anyway, every pencil would vanish into the grey print: a score of nothing, looking sure.
+        raise InputError(
+            source,
+            "is a black-and-white picture: the map is there, but the pencils' colours cannot be told apart",
+            "scan or photograph the sheet in colour",
+        )
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     evidence = measure_sections(straight, cal.map, radius)
     reading = rebuild(evidence, cal.map, options, straight.band_density)

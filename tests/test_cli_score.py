@@ -113,6 +113,18 @@ def test_picture_with_no_map(tmp_path: Path) -> None:
     assert "no Map of London found in" in res.stdout + res.stderr
 
 
+def test_black_and_white_picture_of_a_filled_sheet_is_refused_not_scored_zero(tmp_path: Path) -> None:
+    # A scanner set to grey: the map is found, but every pencil line would vanish into the grey print.
+    scan = cv2.imread(str(next((SAMPLES / "scan-clean").glob("*.png"))))
+    f = tmp_path / "grey-scan.jpg"
+    cv2.imwrite(str(f), cv2.cvtColor(scan, cv2.COLOR_BGR2GRAY))
+    res = _run(str(f), "--json")
+    assert res.exit_code == ExitCode.BAD_INPUT, res.output
+    out = json.loads(res.stdout)
+    assert out["status"] == "failed" and "total" not in out
+    assert "grey-scan.jpg" in out["error"] and "black-and-white" in out["error"] and "in colour" in out["error"]
+
+
 def test_unknown_objective_is_bad_input(tmp_path: Path) -> None:
     f = tmp_path / "net.json"
     f.write_text('{"lines": {}}')

@@ -140,6 +140,23 @@ def canonical_size(game_map: GameMap, px_per_pitch: int = PX_PER_PITCH) -> tuple
     )
 
 
+GREY_SPREAD = 4
+"""Levels (of 255) by which a pixel's three channels may differ and the pixel still be grey (JPEG
+rounding, a scanner's grey mode saved as RGB)."""
+COLOURED_MIN = 0.0002
+"""Share of the straightened map's pixels that must be coloured for a picture to be in colour: about
+one short pencil stroke's worth (155 pixels). A black-and-white picture has none at all; a colour
+picture of a sheet has far more: its departure discs, its Thames, its pencil, and on a grey print
+with next to nothing drawn, a camera's colour noise."""
+
+
+def in_colour(image: np.ndarray) -> bool:
+    """Whether a straightened map (``Straightened.image``) carries any colour. A black-and-white scan
+    or photo has none, and then no pencil's colour can be read: every line would vanish as grey print."""
+    spread = image.max(axis=2).astype(np.int16) - image.min(axis=2)
+    return float(np.mean(spread > GREY_SPREAD)) >= COLOURED_MIN
+
+
 def blank_density(blank: np.ndarray, game_map: GameMap, margin: float) -> np.ndarray:
     """Thin-mark density of a straightened blank sheet (any resolution, any margin) in the canonical frame.
 
