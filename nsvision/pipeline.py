@@ -25,6 +25,7 @@ from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
+from nsvision.vision.circles import doubled_stations, find_circles
 from nsvision.vision.detect import MARGIN, Straightened, blank_density, in_colour, measure_sections, straighten
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, read_marks
@@ -243,9 +244,12 @@ MAX_RESIDUAL = 0.08
 """Median symbol residual (lattice units) above which the lattice model does not fit the picture well."""
 
 
-def review_reasons(reading: Reading, registration: Registration, another_map: str | None = None) -> tuple[str, ...]:
+def review_reasons(
+    reading: Reading, registration: Registration, another_map: str | None = None, circles: Sequence[str] = ()
+) -> tuple[str, ...]:
     """Why a person should check this sheet (empty when the reading is sure); ``another_map`` says
-    where a second map lies in the picture (``left``, ``right``, ``above``, ``below``), if one does."""
+    where a second map lies in the picture (``left``, ``right``, ``above``, ``below``), if one does;
+    ``circles``, pencil circles round stations that were not counted as a double station, and why."""
     reasons: list[str] = []
     if reading.doubtful:
         names = ", ".join(r.section.name for r in reading.doubtful)
@@ -266,6 +270,7 @@ def review_reasons(reading: Reading, registration: Registration, another_map: st
         )
     if registration.median_residual > MAX_RESIDUAL:
         reasons.append(f"the map is strongly bent or distorted (residual {registration.median_residual:.2f} pitch)")
+    reasons.extend(circles)
     if another_map:
         reasons.append(
             f"another Map of London lies in the picture ({another_map} of the one read): one sheet is read per "
@@ -327,13 +332,21 @@ def analyze_sheet(
             "scan or photograph the sheet in colour",
         )
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
-    evidence = measure_sections(straight, cal.map, radius)
+    circles = find_circles(straight, cal.map, radius)
+    evidence = measure_sections(straight, cal.map, radius, {c.station: c.radius for c in circles})
     reading = rebuild(evidence, cal.map, options, straight.band_density)
     mine = {f.section: f.colour for f in fixes if f.page in (None, page)}
     if mine:
         reading = settle_by_hand(reading, mine)
+    # A station circled in a line's pencil is that line's double station (a pencil power), unless
+    # the caller said which station it is.
+    doubled, circle_notes = doubled_stations(circles, reading.network, reading.hues)
+    given = reading.network.options
+    if any(k not in given.doubled_stations for k in doubled):
+        both = replace(given, doubled_stations={**doubled, **given.doubled_stations})
+        reading = replace(reading, network=replace(reading.network, options=both))
     card, violations = _score(reading.network, cal)
-    reasons = review_reasons(reading, reg, direction(reg, other) if other else None)
+    reasons = review_reasons(reading, reg, direction(reg, other) if other else None, circle_notes)
     marks = read_marks(loaded.image, reg, cal)
     mark_differences = compare_marks(marks, card.tourist_circles, tuple(o.met for o in card.objectives))
     return SheetReport(

@@ -60,6 +60,9 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
             line.formula(),
         )
     console.print(table)
+    doubled = [f"{line.colour} at {line.doubled_station}" for line in card.lines if line.doubled_station]
+    if doubled:
+        console.print(f"double station (circled): {', '.join(doubled)}, counted twice in its district")
     ic = card.interchanges
     console.print(
         f"tourist sites: {card.tourist_sites} → {card.tourist_circles} circles crossed → {card.tourist_points} points"

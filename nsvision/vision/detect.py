@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Section
+from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, Section
 from nsvision.vision.register import Registration
 
 PX_PER_PITCH = 80
@@ -68,6 +68,9 @@ CROSSING_INK = 0.5
 """A crossing partner marked at least this much is taken as drawn when measuring its neighbours."""
 CROSSING_SKIP = 0.25
 """Lattice units either side of a crossing point with a drawn section that are not counted."""
+CIRCLE_SKIP = 0.12
+"""Lattice units either side of a pencil circle's radius left out of a section leaving the circled
+station: the stroke's width, its wobble and a circle drawn a little out of round."""
 NOISE_FACTOR = 2.5
 """Pencil must be this many times denser in colour than what a typical undrawn section shows."""
 FAINT_FRACTION = 0.5
@@ -1004,23 +1007,35 @@ def _crossing_at(s: Section, t: Section) -> float:
     return float(k * np.hypot(rx, ry))
 
 
-def _crossed(along: np.ndarray, s: Section, partners: list[Section]) -> np.ndarray | None:
-    """Samples of ``s`` (at ``along``) near where drawn ``partners`` cross it; None without partners."""
-    if not partners:
+def _crossed(
+    along: np.ndarray, s: Section, partners: list[Section], circles: Mapping[Point, float] | None = None
+) -> np.ndarray | None:
+    """Samples of ``s`` (at ``along``) near where drawn ``partners`` cross it, or where a pencil circle
+    round one of its stations (``circles``: station -> radius) does; None when nothing crosses it."""
+    rings = [(p, r) for p, r in (circles or {}).items() if p in (s.a, s.b)]
+    if not partners and not rings:
         return None
     skip = np.zeros(len(along), dtype=bool)
     for t in partners:
         skip |= np.abs(along - _crossing_at(s, t)) < CROSSING_SKIP
+    length = float(np.hypot(s.b[0] - s.a[0], s.b[1] - s.a[1]))
+    for p, r in rings:
+        skip |= np.abs((along if p == s.a else length - along) - r) < CIRCLE_SKIP
     return skip
 
 
 def measure_sections(
-    straight: Straightened, game_map: GameMap, station_radius_pitch: float = 0.28
+    straight: Straightened,
+    game_map: GameMap,
+    station_radius_pitch: float = 0.28,
+    circles: Mapping[Point, float] | None = None,
 ) -> dict[Section, SegmentEvidence]:
     """Evidence for every potential section (which pencil it is, is decided by ``rebuild``).
 
     A drawn section that crosses this one leaves a short stretch of pencil on it; where a
-    crossing partner is clearly drawn, the stretch around the crossing point is not counted.
+    crossing partner is clearly drawn, the stretch around the crossing point is not counted. So
+    does a pencil circle round one of its stations (``circles``: station -> the circle's radius in
+    lattice units, see ``vision.circles``).
 
     A section on paper, or one where the default gaps leave too little to see a light stroke (next
     to a departure disc, a big symbol), is also measured nearer its symbols, and the stronger
@@ -1064,10 +1079,10 @@ def measure_sections(
         return replace(ev, over_river=share, hidden=hidden.get(s, 0.0), short=s in short)
 
     def measure(s: Section, partners: list[Section]) -> SegmentEvidence:
-        ev = measure_in(profiles, cleaned[s], s, _crossed(profiles.along[s], s, partners))
+        ev = measure_in(profiles, cleaned[s], s, _crossed(profiles.along[s], s, partners, circles))
         if s not in near.delta:
             return ev
-        closer = measure_in(near, near_cleaned[s], s, _crossed(near.along[s], s, partners))
+        closer = measure_in(near, near_cleaned[s], s, _crossed(near.along[s], s, partners, circles))
         return closer if (closer.ink, closer.faint) > (ev.ink, ev.faint) else ev
 
     hidden = _hidden_shares(profiles)

@@ -1,0 +1,57 @@
+"""Stations circled in pencil (the double-station pencil power): read from the picture and scored."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from nsvision.calibration import load_calibration
+from nsvision.game.board import Section, parse_station_name
+from nsvision.game.network import GameOptions, Network
+from nsvision.pipeline import SheetReport, analyze_file
+from nsvision.render.sample import make_sample, write_sample
+from nsvision.vision.circles import StationCircle, doubled_stations
+
+CAL = load_calibration()
+HUES = {"purple": (0.3, 0.95, 0.0), "blue": (0.9, 0.44, 0.0), "pink": (0.0, 0.92, 0.39), "green": (0.78, 0.0, 0.63)}
+
+
+def test_a_photo_with_two_lines_each_doubling_a_circled_station_scores_both() -> None:
+    # Purple circles 2,7 and pink 8,7. Before circles were read, the score missed both doubled
+    # stations without a flag, and the pink circle's pencil on the short sections leaving 8,7 read
+    # as two pink sections that are not drawn.
+    sample = make_sample(CAL, 8004, mode="photo", style="print", strength=0.48, advanced=True)
+    expected = sample.expected
+    objectives = tuple(expected["network"]["objectives"])
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_sample(sample, Path(tmp))
+        report = analyze_file(next(p for p in paths if p.suffix == ".jpg"), CAL, GameOptions(objectives=objectives))[0]
+    assert isinstance(report, SheetReport)
+    truth = {c: parse_station_name(p) for c, p in expected["network"]["doubled_stations"].items()}
+    assert dict(report.network.options.doubled_stations) == truth == {"purple": (2, 7), "pink": (8, 7)}
+    assert report.total == expected["score"]["total"]
+    assert not report.needs_review
+    doubled = {line.colour: line.doubled_station for line in report.score.lines}
+    assert doubled["purple"] == "2,7" and doubled["pink"] == "8,7"
+
+
+def _circle(station: str, colour: str) -> StationCircle:
+    return StationCircle(parse_station_name(station), 0.9, 0.45, HUES[colour], False)
+
+
+def _network() -> Network:
+    return Network.build({"purple": [Section.of((0, 2), (0, 3)), Section.of((0, 3), (1, 4))]})
+
+
+def test_a_circle_counts_for_the_line_of_its_colour_that_serves_the_station() -> None:
+    doubled, reasons = doubled_stations((_circle("1,4", "purple"),), _network(), HUES)
+    assert doubled == {"purple": (1, 4)} and reasons == ()
+
+
+def test_a_circle_off_its_line_or_a_second_circle_of_a_colour_is_left_to_a_person() -> None:
+    doubled, reasons = doubled_stations((_circle("5,3", "purple"),), _network(), HUES)
+    assert doubled == {}
+    assert reasons and "5,3" in reasons[0] and "does not serve it" in reasons[0]
+    doubled, reasons = doubled_stations((_circle("0,2", "purple"), _circle("1,4", "purple")), _network(), HUES)
+    assert doubled == {}
+    assert reasons and "0,2" in reasons[0] and "1,4" in reasons[0] and "none counted" in reasons[0]
