@@ -46,9 +46,9 @@ MIN_RAYS = 10
 CIRCLED = 0.7
 """Share of the clear rays marked from which a station is circled. Over the development sets (four
 prints and 60 random ones), no station that is not circled reaches it (the most: 0.63 of 10,515
-plain stations), and 34 of 45 circled stations do. Below it nothing is said: a lower bound flags sheets for marks
-that are not circles (0.55: 13 of 45 circled stations more, for one sheet in 60 of the accuracy set
-flagged for nothing)."""
+plain stations), and 34 of 45 circled stations do. Below it nothing is said: flagging lower shares
+for review costs sheets flagged for marks that are not circles (from 0.55: 5 more of the 45 circled
+stations, for one sheet in 60 of the accuracy set flagged for nothing)."""
 CIRCLED_TOURIST = 0.8
 """The same at a tourist site, whose spikes' blurred tips look like pencil on some rays (up to 0.75
 of them, on one unseen print; 4 of 14 circled tourist sites reach it)."""
