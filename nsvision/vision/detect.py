@@ -1033,9 +1033,9 @@ def measure_sections(
     """Evidence for every potential section (which pencil it is, is decided by ``rebuild``).
 
     A drawn section that crosses this one leaves a short stretch of pencil on it; where a
-    crossing partner is clearly drawn, the stretch around the crossing point is not counted. So
-    does a pencil circle round one of its stations (``circles``: station -> the circle's radius in
-    lattice units, see ``vision.circles``).
+    crossing partner is clearly drawn, the stretch around the crossing point is not counted. Nor is
+    the stretch that a pencil circle round one of its stations crosses (``circles``: station -> the
+    circle's radius in lattice units, see ``vision.circles``).
 
     A section on paper, or one where the default gaps leave too little to see a light stroke (next
     to a departure disc, a big symbol), is also measured nearer its symbols, and the stronger
