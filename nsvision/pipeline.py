@@ -333,7 +333,7 @@ def analyze_sheet(
         )
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     circles = find_circles(straight, cal.map, radius)
-    evidence = measure_sections(straight, cal.map, radius, {c.station: c.radius for c in circles})
+    evidence = measure_sections(straight, cal.map, radius, {c.station: c.radius for c in circles if c.sure})
     reading = rebuild(evidence, cal.map, options, straight.band_density)
     mine = {f.section: f.colour for f in fixes if f.page in (None, page)}
     if mine:

@@ -55,3 +55,11 @@ def test_a_circle_off_its_line_or_a_second_circle_of_a_colour_is_left_to_a_perso
     doubled, reasons = doubled_stations((_circle("0,2", "purple"), _circle("1,4", "purple")), _network(), HUES)
     assert doubled == {}
     assert reasons and "0,2" in reasons[0] and "1,4" in reasons[0] and "none counted" in reasons[0]
+
+
+def test_a_less_plain_circle_is_named_only_on_a_sheet_where_a_station_is_circled() -> None:
+    perhaps = StationCircle((5, 3), 0.5, 0.45, HUES["green"], True)
+    doubled, reasons = doubled_stations((_circle("1,4", "purple"), perhaps), _network(), HUES)
+    assert doubled == {"purple": (1, 4)}
+    assert len(reasons) == 1 and "5,3" in reasons[0] and "may be circled" in reasons[0]
+    assert doubled_stations((perhaps,), _network(), HUES) == ({}, ())

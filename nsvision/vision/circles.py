@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, station_name
@@ -37,21 +38,34 @@ RAY_AWAY = 12.0
 INNER_GAP = 0.03
 """Lattice units beyond the symbol's radius where the search starts (``DISC_EXTRA`` more at a
 departure disc, whose blurred edge is printed colour)."""
+EDGE = 2
+"""Positions (pixels) next to a ray's first clear one (past the search's inner end and any masked
+print) where its densest mark does not count: a blurred picture spreads the printed ring's navy a
+little beyond the ring and its mask, densest there and fading outwards, all round the station (and
+further out on one side when the ring is not quite where the lattice puts it); a circle's stroke is
+densest further out."""
 OUTER = 2.0
 """Times the symbol's radius where the search ends: a hand-drawn circle round a symbol stays inside."""
 MARK = FAINT_FRACTION * STROKE_MIN
 """Chroma density from which a ray counts as marked: a circle is one stroke, often a light one."""
+RIVER_CLEARANCE = 0.12
+"""Lattice units a ray's samples keep from the Thames zone: a blurred or shaken picture spreads the
+band's colour past the zone's edge, and next to a blue band that looks like a blue circle."""
 MIN_RAYS = 10
 """Rays clear of masked print and of the Thames that a station needs before a circle is looked for."""
 CIRCLED = 0.7
-"""Share of the clear rays marked from which a station is circled. Over the development sets (four
-prints and 60 random ones), no station that is not circled reaches it (the most: 0.63 of 10,515
-plain stations), and 34 of 45 circled stations do. Below it nothing is said: flagging lower shares
-for review costs sheets flagged for marks that are not circles (from 0.55: 5 more of the 45 circled
-stations, for one sheet in 60 of the accuracy set flagged for nothing)."""
+"""Share of the clear rays marked from which a station is circled. Fitted with every ray's densest
+mark counted (no ``EDGE``): over the development sets (four prints and 60 random ones) no station
+that is not circled reached it (the most: 0.63 of 10,515 plain stations) and 34 of 45 circled ones
+did; but blurred photos then showed the printed ring's halo as circles, hence ``EDGE``, which costs
+circles drawn close to the ring (29 of 60 read on 40 rendered sheets, none where there is none)."""
 CIRCLED_TOURIST = 0.8
 """The same at a tourist site, whose spikes' blurred tips look like pencil on some rays (up to 0.75
-of them, on one unseen print; 4 of 14 circled tourist sites reach it)."""
+of them, on one unseen print, without ``EDGE``)."""
+PERHAPS = 0.4
+"""Share from which a station may be circled too, on a sheet where some station is circled (its
+player uses pencil powers): it is named for a person to check, not counted. On a sheet with no
+circle such marks say nothing (tourist sites' spikes reach it on one in twenty)."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +81,15 @@ class StationCircle:
     """Unit chroma vector of the marks (median)."""
     tourist_site: bool
 
+    @property
+    def sure(self) -> bool:
+        """Circled (``CIRCLED``, or ``CIRCLED_TOURIST`` at a tourist site), not merely perhaps."""
+        return self.share >= (CIRCLED_TOURIST if self.tourist_site else CIRCLED)
+
 
 def find_circles(straight: Straightened, game_map: GameMap, station_radius: float) -> tuple[StationCircle, ...]:
-    """Stations with a pencil circle round them (``CIRCLED`` of their clear rays marked and more).
+    """Stations with a pencil circle round them, or perhaps one (``PERHAPS`` of their clear rays
+    marked and more; ``StationCircle.sure`` tells which).
 
     ``station_radius`` is the printed symbol's radius in lattice units.
     """
@@ -78,6 +98,10 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
     within = angles % 45.0
     angles = np.radians(angles[(within > RAY_AWAY) & (within < 45.0 - RAY_AWAY)])
     dirs = np.stack([pencil_hues()[c] for c in LINE_COLOURS])
+    reach = 2 * round(RIVER_CLEARANCE * ppp) + 1
+    near_river = cv2.dilate(
+        straight.river.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
+    )
     found: list[StationCircle] = []
     for st in game_map.stations:
         inner = station_radius + INNER_GAP + (DISC_EXTRA if st.departure else 0.0)
@@ -87,7 +111,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         ys = (cy + np.outer(np.sin(angles), radii)).ravel()
         shape = (len(angles), len(radii))
         chroma = _chroma(np.clip(_sample(straight.density, xs, ys), 0.0, None)).reshape(*shape, 3)
-        masked = (_sample_mask(straight.ignore, xs, ys) | _sample_mask(straight.river, xs, ys)).reshape(shape)
+        masked = (_sample_mask(straight.ignore, xs, ys) | _sample_mask(near_river.astype(bool), xs, ys)).reshape(shape)
         mag = np.linalg.norm(chroma, axis=2)
         pencil_like = (chroma @ dirs.T).max(axis=2) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
         level = np.where(masked | ~pencil_like, 0.0, mag)
@@ -95,9 +119,10 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         if clear.sum() < MIN_RAYS:
             continue
         peak = level.argmax(axis=1)
-        marked = clear & (level[np.arange(len(angles)), peak] >= MARK)
+        first = (~masked).argmax(axis=1)
+        marked = clear & (peak >= first + EDGE) & (level[np.arange(len(angles)), peak] >= MARK)
         share = float(marked.sum() / clear.sum())
-        if share < (CIRCLED_TOURIST if st.tourist_site else CIRCLED):
+        if share < PERHAPS:
             continue
         marks = chroma[np.flatnonzero(marked), peak[marked]]
         median = np.median(marks, axis=0)
@@ -119,13 +144,21 @@ def doubled_stations(
 ) -> tuple[dict[Colour, Point], tuple[str, ...]]:
     """The stations read as doubled (per line), and why a person should look at the other circles.
 
-    A circle counts for the line whose pencil it is nearest (``hues``, the sheet's own) when that
-    line serves the station and no other circle is of its colour; anything else is left to a
-    person, counted for no line.
+    A sure circle counts for the line whose pencil it is nearest (``hues``, the sheet's own) when
+    that line serves the station and no other sure circle is of its colour; anything else is left to
+    a person, counted for no line. Circles that are only perhaps are named when some circle is sure.
     """
     by_colour: dict[Colour, list[StationCircle]] = {}
     reasons: list[str] = []
-    for c in circles:
+    sure = [c for c in circles if c.sure]
+    if sure:
+        # A player who circled one station may have circled another less plainly.
+        reasons.extend(
+            f"station {station_name(c.station)} may be circled too (the double-station pencil power): not counted"
+            for c in circles
+            if not c.sure
+        )
+    for c in sure:
         v = np.asarray(c.colour)
         k = max(LINE_COLOURS, key=lambda colour: float(v @ np.asarray(hues[colour])))
         if c.station in network.stations(k):
