@@ -50,7 +50,7 @@ MARK = FAINT_FRACTION * STROKE_MIN
 """Chroma density from which a ray counts as marked: a circle is one stroke, often a light one."""
 RIVER_CLEARANCE = 0.12
 """Lattice units a ray's samples keep from the Thames zone: a blurred or shaken picture spreads the
-band's colour past the zone's edge, and next to a blue band that looks like a blue circle."""
+band's colour a little past the zone's edge, where it would mark the rays beside the band."""
 MIN_RAYS = 10
 """Rays clear of masked print and of the Thames that a station needs before a circle is looked for."""
 CIRCLED = 0.7
