@@ -26,6 +26,7 @@ from nsvision.vision.detect import (
     STROKE_MIN,
     Straightened,
     _chroma,
+    _median_colour,
     _sample,
     _sample_mask,
     pencil_hues,
@@ -101,7 +102,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
     reach = 2 * round(RIVER_CLEARANCE * ppp) + 1
     near_river = cv2.dilate(
         straight.river.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
-    )
+    ).astype(bool)
     found: list[StationCircle] = []
     for st in game_map.stations:
         inner = station_radius + INNER_GAP + (DISC_EXTRA if st.departure else 0.0)
@@ -111,7 +112,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         ys = (cy + np.outer(np.sin(angles), radii)).ravel()
         shape = (len(angles), len(radii))
         chroma = _chroma(np.clip(_sample(straight.density, xs, ys), 0.0, None)).reshape(*shape, 3)
-        masked = (_sample_mask(straight.ignore, xs, ys) | _sample_mask(near_river.astype(bool), xs, ys)).reshape(shape)
+        masked = (_sample_mask(straight.ignore, xs, ys) | _sample_mask(near_river, xs, ys)).reshape(shape)
         mag = np.linalg.norm(chroma, axis=2)
         pencil_like = (chroma @ dirs.T).max(axis=2) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
         level = np.where(masked | ~pencil_like, 0.0, mag)
@@ -125,17 +126,8 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         if share < PERHAPS:
             continue
         marks = chroma[np.flatnonzero(marked), peak[marked]]
-        median = np.median(marks, axis=0)
-        unit = median / max(float(np.linalg.norm(median)), 1e-9)
-        found.append(
-            StationCircle(
-                st.point,
-                share,
-                float(np.median(radii[peak[marked]]) / ppp),
-                (float(unit[0]), float(unit[1]), float(unit[2])),
-                st.tourist_site,
-            )
-        )
+        radius = float(np.median(radii[peak[marked]]) / ppp)
+        found.append(StationCircle(st.point, share, radius, _median_colour(marks), st.tourist_site))
     return tuple(found)
 
 
