@@ -35,6 +35,22 @@ def test_a_photo_with_two_lines_each_doubling_a_circled_station_scores_both() ->
     assert doubled["purple"] == "2,7" and doubled["pink"] == "8,7"
 
 
+def test_a_circle_round_a_departure_disc_is_read() -> None:
+    # Pink circles its own departure station 7,3 (and blue 4,6). The search used to start well
+    # outside the disc, beyond where most circles round it are drawn: the double station went
+    # unscored and the sheet was flagged for review.
+    sample = make_sample(CAL, 8003, mode="scan", style="cream", strength=0.333, advanced=True)
+    expected = sample.expected
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_sample(sample, Path(tmp), fmt="png")
+        objectives = GameOptions(objectives=tuple(expected["network"]["objectives"]))
+        report = analyze_file(next(p for p in paths if p.suffix == ".png"), CAL, objectives)[0]
+    assert isinstance(report, SheetReport)
+    assert dict(report.network.options.doubled_stations) == {"pink": (7, 3), "blue": (4, 6)}
+    assert report.total == expected["score"]["total"]
+    assert not report.needs_review
+
+
 def _circle(station: str, colour: str) -> StationCircle:
     return StationCircle(parse_station_name(station), 0.9, 0.45, HUES[colour], False)
 

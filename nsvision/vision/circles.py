@@ -20,7 +20,6 @@ import numpy as np
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, station_name
 from nsvision.game.network import Network
 from nsvision.vision.detect import (
-    DISC_EXTRA,
     FAINT_FRACTION,
     HUE_MIN_COS,
     STROKE_MIN,
@@ -37,8 +36,8 @@ RAY_STEP = 3.0
 RAY_AWAY = 12.0
 """Degrees a ray keeps from the eight lattice directions, where sections and guides leave a station."""
 INNER_GAP = 0.03
-"""Lattice units beyond the symbol's radius where the search starts (``DISC_EXTRA`` more at a
-departure disc, whose blurred edge is printed colour)."""
+"""Lattice units beyond the symbol's radius where the search starts (a departure disc's too: its
+blurred edge is printed colour, but no wider than a ring's halo, which ``EDGE`` leaves out)."""
 EDGE = 2
 """Positions (pixels) next to a ray's first clear one (past the search's inner end and any masked
 print) where its densest mark does not count: a blurred picture spreads the printed ring's navy a
@@ -105,7 +104,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
     ).astype(bool)
     found: list[StationCircle] = []
     for st in game_map.stations:
-        inner = station_radius + INNER_GAP + (DISC_EXTRA if st.departure else 0.0)
+        inner = station_radius + INNER_GAP
         radii = np.arange(inner * ppp, OUTER * station_radius * ppp, 1.0)
         cx, cy = straight.lattice_to_px(*st.point)
         xs = (cx + np.outer(np.cos(angles), radii)).ravel()
