@@ -18,6 +18,7 @@ _EXPORTS = {
     "SheetReport": "nsvision.pipeline",
     "SheetFailure": "nsvision.pipeline",
     "SectionFix": "nsvision.pipeline",
+    "CircleFix": "nsvision.pipeline",
     "parse_fix": "nsvision.pipeline",
     "load_calibration": "nsvision.calibration",
     "Calibration": "nsvision.calibration",

@@ -20,7 +20,16 @@ import numpy as np
 
 from nsvision.calibration import Calibration, load_calibration
 from nsvision.errors import ExitCode, InputError, NsvisionError
-from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Section, parse_section_name
+from nsvision.game.board import (
+    LINE_COLOURS,
+    Colour,
+    GameMap,
+    Point,
+    Section,
+    parse_section_name,
+    parse_station_name,
+    station_name,
+)
 from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
@@ -46,31 +55,63 @@ class SectionFix:
     """The page of a PDF it concerns; None: every page (a single picture)."""
 
 
-def parse_fix(text: str, game_map: GameMap) -> SectionFix:
-    """``[PAGE:]x,y-x,y=COLOUR`` with COLOUR one of purple, blue, pink, green or none.
+@dataclass(frozen=True)
+class CircleFix:
+    """What a person who looked at the sheet says about one line's double-station pencil power: the
+    station circled in its pencil, or None: no station is. Given for a page, it settles the circles
+    there (see ``analyze_sheet``)."""
+
+    colour: Colour
+    station: Point | None
+    page: int | None = None
+    """The page of a PDF it concerns; None: every page (a single picture)."""
+
+
+Fix = SectionFix | CircleFix
+"""What a person says after a review: a section's pencil, or a line's circled station."""
+
+FIX_FORM = (
+    "expected [PAGE:]x,y-x,y=COLOUR for a section (e.g. 2,3-2,4=green or 2:4,5-4,6=none) "
+    "or [PAGE:]COLOUR=x,y for the station circled in a line's pencil (e.g. green=5,3 or green=none)"
+)
+
+
+def parse_fix(text: str, game_map: GameMap) -> Fix:
+    """``[PAGE:]x,y-x,y=COLOUR`` (COLOUR one of purple, blue, pink, green or none): a section; or
+    ``[PAGE:]COLOUR=x,y`` (or ``=none``): the station circled in that line's pencil.
 
     Raises ``ValueError`` saying what is wrong and what is expected.
     """
-    form = "expected [PAGE:]x,y-x,y=COLOUR, e.g. 2,3-2,4=green or 2:4,5-4,6=none"
-    where, sep, colour = text.strip().rpartition("=")
+    where, sep, value = text.strip().rpartition("=")
     page_text, _, name = where.rpartition(":")
-    if not sep or name.count("-") != 1:
-        raise ValueError(f"{text!r}: {form}")
+    name = name.strip().lower()
+    if not sep or (name.count("-") != 1 and name not in LINE_COLOURS):
+        raise ValueError(f"{text!r}: {FIX_FORM}")
     page: int | None = None
     if page_text:
         if not page_text.isdigit() or int(page_text) < 1:
-            raise ValueError(f"{text!r}: the page must be a number from 1 ({form})")
+            raise ValueError(f"{text!r}: the page must be a number from 1 ({FIX_FORM})")
         page = int(page_text)
+    value = value.strip().lower()
+    if name in LINE_COLOURS:
+        if value == "none":
+            return CircleFix(name, None, page)  # type: ignore[arg-type]
+        try:
+            station = parse_station_name(value)
+        except ValueError as exc:
+            raise ValueError(f"{text!r}: {exc} ({FIX_FORM})") from None
+        if station not in game_map.by_point:
+            raise ValueError(f"{text!r}: there is no station at {station_name(station)}")
+        return CircleFix(name, station, page)  # type: ignore[arg-type]
     try:
         section = parse_section_name(name)
     except ValueError as exc:
-        raise ValueError(f"{text!r}: {exc} ({form})") from None
+        raise ValueError(f"{text!r}: {exc} ({FIX_FORM})") from None
     if section not in game_map.section_set:
         raise ValueError(f"{text!r}: {section.name} is not a section of the map (a section joins two stations)")
-    colour = colour.strip().lower()
-    if colour not in (*LINE_COLOURS, "none"):
+    if value not in (*LINE_COLOURS, "none"):
         raise ValueError(f"{text!r}: the colour must be one of {', '.join(LINE_COLOURS)} or none")
-    return SectionFix(section, None if colour == "none" else colour, page)  # type: ignore[arg-type]
+    return SectionFix(section, None if value == "none" else value, page)  # type: ignore[arg-type]
 
 
 def fix_option(section: str, colour: str | None, page: int = 1) -> str:
@@ -99,6 +140,8 @@ class SheetReport:
     """What the player marked in the score zone (crossed tourist circles, ticked "+10" boxes)."""
     mark_differences: tuple[str, ...] = ()
     """Where those marks disagree with what the lines earn, in plain English."""
+    circles_in_doubt: bool = False
+    """Some review reason is about pencil circles round stations (see ``CircleFix``)."""
     straightened: Straightened | None = field(default=None, repr=False, compare=False)
     seconds: float = 0.0
 
@@ -307,12 +350,15 @@ def analyze_sheet(
     *,
     source: str = "<image>",
     page: int = 1,
-    fixes: Sequence[SectionFix] = (),
+    fixes: Sequence[Fix] = (),
 ) -> SheetReport:
     """Read one sheet from an RGB image (or a loaded page) and score it.
 
-    ``fixes`` are what a person who looked at the sheet says some sections are (those for this
-    page, or for every page): they replace what was read there, sure and no longer in doubt.
+    ``fixes`` are what a person who looked at the sheet says (those for this page, or for every
+    page): a ``SectionFix`` replaces what was read on its section, sure and no longer in doubt; a
+    ``CircleFix`` says which station a line circled (or that none is), and once one is given the
+    person has looked at the circles: the page's other circles still count as read, but none is
+    left in doubt. ``options.doubled_stations`` still win over both.
     Raises ``NoMapFoundError`` when the picture holds no Map of London, and ``InputError`` when it
     is black and white (no pencil's colour can be read).
     """
@@ -335,12 +381,17 @@ def analyze_sheet(
     circles = find_circles(straight, cal.map, radius)
     evidence = measure_sections(straight, cal.map, radius, {c.station: c.radius for c in circles if c.sure})
     reading = rebuild(evidence, cal.map, options, straight.band_density)
-    mine = {f.section: f.colour for f in fixes if f.page in (None, page)}
+    here = [f for f in fixes if f.page in (None, page)]
+    mine = {f.section: f.colour for f in here if isinstance(f, SectionFix)}
     if mine:
         reading = settle_by_hand(reading, mine)
     # A station circled in a line's pencil is that line's double station (a pencil power), unless
-    # the caller said which station it is.
+    # a person or the caller said which station it is.
     doubled, circle_notes = doubled_stations(circles, reading.network, reading.hues)
+    circled = {f.colour: f.station for f in here if isinstance(f, CircleFix)}
+    if circled:
+        doubled = {k: p for k, p in {**doubled, **circled}.items() if p is not None}
+        circle_notes = ()
     given = reading.network.options
     if any(k not in given.doubled_stations for k in doubled):
         both = replace(given, doubled_stations={**doubled, **given.doubled_stations})
@@ -362,6 +413,7 @@ def analyze_sheet(
         registration=reg,
         marks=marks,
         mark_differences=mark_differences,
+        circles_in_doubt=bool(circle_notes),
         straightened=straight,
         seconds=time.perf_counter() - start,
     )
@@ -371,7 +423,7 @@ def iter_file(
     path: str | Path,
     calibration: Calibration | None = None,
     options: GameOptions | None = None,
-    fixes: Sequence[SectionFix] = (),
+    fixes: Sequence[Fix] = (),
 ) -> Iterator[SheetResult]:
     """Read every sheet of a picture or PDF, in page order; a page that fails becomes a ``SheetFailure``.
 
@@ -391,7 +443,7 @@ def analyze_file(
     path: str | Path,
     calibration: Calibration | None = None,
     options: GameOptions | None = None,
-    fixes: Sequence[SectionFix] = (),
+    fixes: Sequence[Fix] = (),
 ) -> list[SheetResult]:
     """All sheets of a file (see ``iter_file``)."""
     return list(iter_file(path, calibration, options, fixes))

@@ -100,6 +100,12 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
             f"{as_read}[/]",
             markup=True,
         )
+    if report.circles_in_doubt:
+        console.print(
+            "  [dim]check the circles named above on the sheet; then score again saying which station each "
+            "line circled: --fix COLOUR=x,y (--fix COLOUR=none: that line circled none)[/]",
+            markup=True,
+        )
     if report.registration is not None:
         reg = report.registration
         console.print(

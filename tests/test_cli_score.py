@@ -209,6 +209,10 @@ def test_sections_settled_by_hand_after_a_review_are_scored_as_said(calibration:
         ("2,3-x=green", "not of the form 'x,y'"),
         ("0:2,3-2,4=green", "page must be a number"),
         ("2,3-2,4=green 2,4-2,3=blue", "given two colours"),
+        ("green=11,3", "no station at 11,3"),
+        ("green=5", "not of the form 'x,y'"),
+        ("green=5,3 green=4,6", "given two circled stations"),
+        ("red=5,3", "or [PAGE:]COLOUR=x,y"),
     ],
 )
 def test_a_bad_fix_is_a_usage_error_naming_it(fix: str, needle: str) -> None:

@@ -10,9 +10,13 @@ import typer
 from nsvision.calibration import load_calibration
 from nsvision.cli.app import app, err_console, guarded, out_console
 from nsvision.errors import ExitCode, InputError
+from nsvision.game.board import station_name
 from nsvision.game.network import OBJECTIVES, GameOptions
 from nsvision.overlay import page_path, render_overlay, write_debug_images, write_image
 from nsvision.pipeline import (
+    CircleFix,
+    Fix,
+    SectionFix,
     SheetFailure,
     SheetReport,
     SheetResult,
@@ -51,7 +55,8 @@ def read_any(
 ) -> list[SheetResult]:
     """Every sheet of ``file``: a network JSON gives one, a PDF one per page.
 
-    ``fixes`` (``--fix``) settle sections of a picture after a review; a bad one is a usage error.
+    ``fixes`` (``--fix``) settle sections and circled stations of a picture after a review; a bad
+    one is a usage error.
     """
     cal = load_calibration(calibration)
     options = game_options(objectives, solo)
@@ -61,12 +66,15 @@ def read_any(
         raise typer.BadParameter(str(exc), param_hint="'--fix'") from None
     seen: dict[tuple[int | None, str], str | None] = {}
     for f in settled:
-        key = (f.page, f.section.name)
-        if key in seen and seen[key] != f.colour:
-            raise typer.BadParameter(
-                f"{f.section.name} is given two colours: say once what it is", param_hint="'--fix'"
-            )
-        seen[key] = f.colour
+        key: tuple[int | None, str]
+        said: str | None
+        if isinstance(f, CircleFix):
+            key, said, twice = (f.page, f.colour), f.station and station_name(f.station), "two circled stations"
+        else:
+            key, said, twice = (f.page, f.section.name), f.colour, "two colours"
+        if key in seen and seen[key] != said:
+            raise typer.BadParameter(f"{key[1]} is given {twice}: say once what it is", param_hint="'--fix'")
+        seen[key] = said
     if not file.exists():
         raise InputError(str(file), "no such file", "check the path")
     if is_network_file(file):
@@ -77,10 +85,14 @@ def read_any(
     beyond = [f for f in settled if f.page is not None and f.page > pages]
     if beyond:
         raise typer.BadParameter(
-            f"{file} has {pages} page(s); no page {beyond[0].page} to settle {beyond[0].section.name} on",
+            f"{file} has {pages} page(s); no page {beyond[0].page} to settle {_what(beyond[0])} on",
             param_hint="'--fix'",
         )
     return analyze_file(file, cal, options, settled)
+
+
+def _what(fix: Fix) -> str:
+    return fix.section.name if isinstance(fix, SectionFix) else f"the {fix.colour} line's circled station"
 
 
 FixOpt = Annotated[
@@ -88,7 +100,8 @@ FixOpt = Annotated[
     typer.Option(
         "--fix",
         help="After a review, what a section is: x,y-x,y=COLOUR (purple, blue, pink, green or none), "
-        "PAGE:x,y-x,y=COLOUR for one page of a PDF; repeat for each section checked.",
+        "or the station a line circled (double-station power): COLOUR=x,y (or COLOUR=none); "
+        "PAGE:... for one page of a PDF; repeat for each one checked.",
     ),
 ]
 
