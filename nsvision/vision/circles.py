@@ -37,13 +37,16 @@ RAY_AWAY = 12.0
 """Degrees a ray keeps from the eight lattice directions, where sections and guides leave a station."""
 INNER_GAP = 0.03
 """Lattice units beyond the symbol's radius where the search starts (a departure disc's too: its
-blurred edge is printed colour, but no wider than a ring's halo, which ``EDGE`` leaves out)."""
+blurred edge is printed colour, left out as a halo, see ``EDGE``)."""
 EDGE = 2
-"""Positions (pixels) next to a ray's first clear one (past the search's inner end and any masked
-print) where its densest mark does not count: a blurred picture spreads the printed ring's navy a
-little beyond the ring and its mask, densest there and fading outwards, all round the station (and
-further out on one side when the ring is not quite where the lattice puts it); a circle's stroke is
-densest further out."""
+"""Positions (pixels) after the search's inner end and after any masked print along a ray where a
+mark does not count: a blurred picture spreads the printed ring's navy a little beyond the ring and
+its mask, densest there and fading outwards, all round the station (and further out on one side
+when the ring is not quite where the lattice puts it), and so past every other piece of print the
+ray crosses (a tourist site's second ring, its spikes); a circle's stroke is densest further out.
+At a departure disc, which is not dark enough to be masked, a ray's marks from the inner end
+onwards are left out until they first fade under ``MARK``: the disc's blurred or shaken colour,
+not a circle (a circle drawn touching the disc is lost with it)."""
 OUTER = 2.0
 """Times the symbol's radius where the search ends: a hand-drawn circle round a symbol stays inside."""
 MARK = FAINT_FRACTION * STROKE_MIN
@@ -118,9 +121,16 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         clear = (~masked).sum(axis=1) >= len(radii) // 2
         if clear.sum() < MIN_RAYS:
             continue
+        # Positions since the last masked print along each ray (the symbol just before the search).
+        at = np.arange(len(radii))
+        since = at - np.maximum.accumulate(np.where(masked, at, -1), axis=1)
+        counted = since > EDGE
+        if st.departure:
+            faded = (level < MARK).argmax(axis=1)
+            counted &= at >= np.where((level < MARK).any(axis=1), faded, len(radii))[:, None]
+        level = np.where(counted, level, 0.0)
         peak = level.argmax(axis=1)
-        first = (~masked).argmax(axis=1)
-        marked = clear & (peak >= first + EDGE) & (level[np.arange(len(angles)), peak] >= MARK)
+        marked = clear & (level[np.arange(len(angles)), peak] >= MARK)
         share = float(marked.sum() / clear.sum())
         if share < PERHAPS:
             continue
