@@ -158,20 +158,27 @@ def _list(title: str, items: Iterable[str], css: str = "") -> str:
 
 
 def _fix_command(sheet: Mapping[str, Any]) -> str:
-    """The command that scores the sheet again with its sections in doubt settled as read, to edit
-    once a person has checked them (empty when nothing is in doubt). What each was read as comes
-    from the network read (a batch keeps no per-section details)."""
+    """The command that scores the sheet again with what is in doubt settled as read, to edit once
+    a person has checked it (empty when nothing is in doubt): its sections in doubt and, when
+    circles round stations are, the circled stations read. What each was read as comes from the
+    network read (a batch keeps no per-section details)."""
     doubtful = sheet.get("doubtful_sections", ())
-    if not doubtful or "source" not in sheet:
+    circles = bool(sheet.get("circles_in_doubt"))
+    if not (doubtful or circles) or "source" not in sheet:
         return ""
-    from nsvision.pipeline import fix_option  # the pipeline brings OpenCV: only when a sheet is in doubt
+    from nsvision.pipeline import circle_fix_option, fix_option  # OpenCV: only when a sheet is in doubt
 
-    lines = sheet.get("network", {}).get("lines", {})
-    read = {"-".join(pair): colour for colour, pairs in lines.items() for pair in pairs}
-    fixes = " ".join(fix_option(name, read.get(name), sheet.get("page", 1)) for name in doubtful)
-    command = f"nsvision score {shlex.quote(str(sheet['source']))} {fixes}"
+    network = sheet.get("network", {})
+    page = sheet.get("page", 1)
+    read = {"-".join(pair): colour for colour, pairs in network.get("lines", {}).items() for pair in pairs}
+    fixes = [fix_option(name, read.get(name), page) for name in doubtful]
+    if circles:
+        fixes += [circle_fix_option(c, station, page) for c, station in network.get("doubled_stations", {}).items()]
+    command = " ".join(["nsvision score", shlex.quote(str(sheet["source"])), *fixes])
+    also = "; for the stations named as circled, add --fix COLOUR=x,y (COLOUR=none: no circle)" if circles else ""
     return (
-        f'<p class="muted">once checked, score it again (as read; change what differs): <code>{e(command)}</code></p>'
+        f'<p class="muted">once checked, score it again (as read; change what differs{e(also)}): '
+        f"<code>{e(command)}</code></p>"
     )
 
 

@@ -120,6 +120,12 @@ def fix_option(section: str, colour: str | None, page: int = 1) -> str:
     return f"--fix {f'{page}:' if page > 1 else ''}{section}={colour or 'none'}"
 
 
+def circle_fix_option(colour: str, station: str | None, page: int = 1) -> str:
+    """The ``--fix`` option that says the ``colour`` line circled ``station`` (``"x,y"``; None:
+    none) on ``page``: what ``parse_fix`` reads back as a ``CircleFix``."""
+    return f"--fix {f'{page}:' if page > 1 else ''}{colour}={station or 'none'}"
+
+
 @dataclass(frozen=True)
 class SheetReport:
     """Everything read and computed for one sheet."""
@@ -191,6 +197,7 @@ class SheetReport:
             "total": self.score.total,
             "needs_review": self.needs_review,
             "review_reasons": list(self.review_reasons),
+            "circles_in_doubt": self.circles_in_doubt,
             "doubtful_sections": list(self.doubtful_sections),
             "depends_on": {k: list(v) for k, v in self.depends_on.items()},
             "lines": lines,

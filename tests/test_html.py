@@ -150,3 +150,19 @@ def test_a_sheet_in_doubt_shows_the_command_that_settles_it_escaped() -> None:
     # The path is quoted for a shell, then escaped for the page.
     assert "nsvision score &#x27;round 1/&lt;img src=x onerror=alert(1)&gt;.pdf&#x27;" in html_text
     assert _fix_command({**sheet, "doubtful_sections": []}) == ""
+
+
+def test_a_sheet_with_circles_in_doubt_shows_how_to_settle_them() -> None:
+    # Flagged for a station that may be circled, with no section in doubt: the command carries the
+    # circle read (purple at 2,7) and says how to add the others.
+    sheet = {
+        "source": "round 1/a.jpg",
+        "page": 1,
+        "doubtful_sections": [],
+        "circles_in_doubt": True,
+        "network": {"lines": {"purple": [["2,7", "3,7"]]}, "doubled_stations": {"purple": "2,7"}},
+    }
+    html_text = _fix_command(sheet)
+    assert "nsvision score &#x27;round 1/a.jpg&#x27; --fix purple=2,7</code>" in html_text
+    assert "--fix COLOUR=x,y" in html_text
+    assert _fix_command({**sheet, "circles_in_doubt": False}) == ""
