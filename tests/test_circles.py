@@ -22,17 +22,24 @@ CAL = load_calibration()
 HUES = {"purple": (0.3, 0.95, 0.0), "blue": (0.9, 0.44, 0.0), "pink": (0.0, 0.92, 0.39), "green": (0.78, 0.0, 0.63)}
 
 
+def _read_advanced(seed: int, mode: str, style: str, strength: float) -> tuple[SheetReport, dict]:
+    """Render an advanced-module sheet (circled stations), read it back from disk as the CLI does,
+    with its shared objectives in play; the report and the sheet's ground truth."""
+    sample = make_sample(CAL, seed, mode=mode, style=style, strength=strength, advanced=True)
+    expected = sample.expected
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_sample(sample, Path(tmp), fmt="jpg" if mode == "photo" else "png")
+        objectives = GameOptions(objectives=tuple(expected["network"]["objectives"]))
+        report = analyze_file(next(p for p in paths if p.suffix != ".json"), CAL, objectives)[0]
+    assert isinstance(report, SheetReport)
+    return report, expected
+
+
 def test_a_photo_with_two_lines_each_doubling_a_circled_station_scores_both() -> None:
     # Purple circles 2,7 and pink 8,7. Before circles were read, the score missed both doubled
     # stations without a flag, and the pink circle's pencil on the short sections leaving 8,7 read
     # as two pink sections that are not drawn.
-    sample = make_sample(CAL, 8004, mode="photo", style="print", strength=0.48, advanced=True)
-    expected = sample.expected
-    objectives = tuple(expected["network"]["objectives"])
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = write_sample(sample, Path(tmp))
-        report = analyze_file(next(p for p in paths if p.suffix == ".jpg"), CAL, GameOptions(objectives=objectives))[0]
-    assert isinstance(report, SheetReport)
+    report, expected = _read_advanced(8004, "photo", "print", 0.48)
     truth = {c: parse_station_name(p) for c, p in expected["network"]["doubled_stations"].items()}
     assert dict(report.network.options.doubled_stations) == truth == {"purple": (2, 7), "pink": (8, 7)}
     assert report.total == expected["score"]["total"]
@@ -45,13 +52,7 @@ def test_a_circle_round_a_departure_disc_is_read() -> None:
     # Pink circles its own departure station 7,3 (and blue 4,6). The search used to start well
     # outside the disc, beyond where most circles round it are drawn: the double station went
     # unscored and the sheet was flagged for review.
-    sample = make_sample(CAL, 8003, mode="scan", style="cream", strength=0.333, advanced=True)
-    expected = sample.expected
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = write_sample(sample, Path(tmp), fmt="png")
-        objectives = GameOptions(objectives=tuple(expected["network"]["objectives"]))
-        report = analyze_file(next(p for p in paths if p.suffix == ".png"), CAL, objectives)[0]
-    assert isinstance(report, SheetReport)
+    report, expected = _read_advanced(8003, "scan", "cream", 0.333)
     assert dict(report.network.options.doubled_stations) == {"pink": (7, 3), "blue": (4, 6)}
     assert report.total == expected["score"]["total"]
     assert not report.needs_review
@@ -62,13 +63,7 @@ def test_a_circle_round_a_tourist_site_hugging_its_spikes_is_read() -> None:
     # was looked at, and where the circle touches a spike that mark lies within the spike's halo:
     # the ray did not count (0.79 of the rays marked, under the 0.8 a tourist site needs) and the
     # sheet was flagged. Now the densest mark past every halo counts.
-    sample = make_sample(CAL, 8028, mode="photo", style="print", strength=0.889, advanced=True)
-    expected = sample.expected
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = write_sample(sample, Path(tmp))
-        objectives = GameOptions(objectives=tuple(expected["network"]["objectives"]))
-        report = analyze_file(next(p for p in paths if p.suffix == ".jpg"), CAL, objectives)[0]
-    assert isinstance(report, SheetReport)
+    report, expected = _read_advanced(8028, "photo", "print", 0.889)
     assert dict(report.network.options.doubled_stations) == {"pink": (5, 3)}
     assert report.total == expected["score"]["total"] and not report.needs_review
 
@@ -150,12 +145,6 @@ def test_a_circle_too_faint_to_count_flags_the_sheet() -> None:
     # Purple circles its departure disc 5,7 lightly (0.6 of the rays) and green the central
     # station, hidden by its spikes: neither is counted, and the sheet scored 9 points short with
     # no flag. Scored exactly or flagged naming the disc's circle, never wrong and sure.
-    sample = make_sample(CAL, 8000, mode="photo", style="print", strength=0.0, advanced=True)
-    expected = sample.expected
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = write_sample(sample, Path(tmp))
-        objectives = GameOptions(objectives=tuple(expected["network"]["objectives"]))
-        report = analyze_file(next(p for p in paths if p.suffix == ".jpg"), CAL, objectives)[0]
-    assert isinstance(report, SheetReport)
+    report, expected = _read_advanced(8000, "photo", "print", 0.0)
     named = any("5,7 may be circled" in r for r in report.review_reasons) and report.circles_in_doubt
     assert report.total == expected["score"]["total"] or (report.needs_review and named)
