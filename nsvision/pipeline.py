@@ -114,16 +114,20 @@ def parse_fix(text: str, game_map: GameMap) -> Fix:
     return SectionFix(section, None if value == "none" else value, page)  # type: ignore[arg-type]
 
 
+def _fix_text(what: str, said: str | None, page: int) -> str:
+    return f"--fix {f'{page}:' if page > 1 else ''}{what}={said or 'none'}"
+
+
 def fix_option(section: str, colour: str | None, page: int = 1) -> str:
     """The ``--fix`` option that says ``section`` (``"x,y-x,y"``) is drawn in ``colour`` (None: not
     drawn) on ``page``: what ``parse_fix`` reads back."""
-    return f"--fix {f'{page}:' if page > 1 else ''}{section}={colour or 'none'}"
+    return _fix_text(section, colour, page)
 
 
 def circle_fix_option(colour: str, station: str | None, page: int = 1) -> str:
     """The ``--fix`` option that says the ``colour`` line circled ``station`` (``"x,y"``; None:
     none) on ``page``: what ``parse_fix`` reads back as a ``CircleFix``."""
-    return f"--fix {f'{page}:' if page > 1 else ''}{colour}={station or 'none'}"
+    return _fix_text(colour, station, page)
 
 
 @dataclass(frozen=True)

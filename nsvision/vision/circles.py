@@ -134,8 +134,8 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         since = at - np.maximum.accumulate(np.where(masked, at, -1), axis=1)
         counted = since > EDGE
         if st.departure:
-            faded = (level < MARK).argmax(axis=1)
-            counted &= at >= np.where((level < MARK).any(axis=1), faded, len(radii))[:, None]
+            faint = level < MARK
+            counted &= at >= np.where(faint.any(axis=1), faint.argmax(axis=1), len(radii))[:, None]
         level = np.where(counted, level, 0.0)
         peak = level.argmax(axis=1)
         marked = clear & (level[np.arange(len(angles)), peak] >= MARK)
