@@ -291,11 +291,15 @@ def _pink_leaning_river() -> tuple[Section, SegmentEvidence]:
 def test_a_colour_in_doubt_that_breaks_the_rules_takes_the_hue_that_keeps_them() -> None:
     river, ev = _pink_leaning_river()
     # Nearest pink, second purple; both lines reach it. Read pink, the purple line is in two pieces.
+    # Purple and pink differ mostly in red, which the band hides: the rules decide, and surely.
     lines: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "4,6-4,9": "purple", "4,6-7,3": "pink"}
     reading = _read(lines, river=ev)
     assert reading.sections[river].colour == "purple"
-    assert reading.sections[river].doubtful
-    assert "break the rules" in reading.sections[river].reason
+    assert not reading.doubtful
+    # Drawn lightly, whether it is drawn at all is in question too: mended, but a person looks.
+    light = _read(lines, river=dataclasses.replace(ev, ink=0.45))
+    assert light.sections[river].colour == "purple"
+    assert light.sections[river].doubtful
     # When the purple line is whole anyway, nothing is mended: the nearest hue stays.
     whole: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "4,6-7,3": "pink"}
     assert _read(whole, river=ev).sections[river].colour == "pink"
@@ -343,7 +347,7 @@ def test_after_the_rules_mend_a_line_its_possible_joins_are_no_longer_named() ->
     lines: dict[str, Colour] = {**OTHERS, "2,5-4,5": "purple", "3,6-4,6": "purple", "4,6-7,3": "pink"}
     reading = _read(lines, river=ev)
     assert reading.sections[river].colour == "purple"
-    assert [r.section for r in reading.doubtful] == [river]
+    assert not reading.doubtful
 
 
 DARK_BLUE_BAND = (0.85, 0.5, 0.02)
@@ -386,13 +390,20 @@ def test_on_the_band_the_one_reaching_line_whose_pencil_can_look_so_takes_the_se
     assert not reading.sections[river].doubtful
 
 
-def test_a_clearly_drawn_section_of_a_close_hue_that_cuts_a_line_off_is_mended_and_flagged() -> None:
+def test_a_clearly_drawn_section_of_a_close_hue_that_cuts_a_line_off_is_mended() -> None:
     # Nearest pink but not by much; read pink, it would be a piece cut off from the pink line.
     cut = _section("2,7-3,7")
     ev = _ev(cut, 1.0, 0.3 * HUES["purple"] + 0.7 * HUES["pink"])
     reading = _read({**OTHERS, "2,5-2,7": "purple"}, cut=ev)
     assert reading.sections[cut].colour == "purple"
-    assert reading.sections[cut].doubtful
+    assert not reading.doubtful
+    # Nearest green, next blue: these differ in more than red, and a hue the rules overrule there
+    # is as often a second pencil or the print. Mended in the best reading, and flagged.
+    greenish = _ev(cut, 1.0, 0.3 * HUES["blue"] + 0.7 * HUES["green"])
+    mended = _read({**OTHERS, "3,7-5,7": "blue"}, cut=greenish)
+    assert mended.sections[cut].colour == "blue"
+    assert [r.section for r in mended.doubtful] == [cut]
+    assert "break the rules" in mended.sections[cut].reason
 
 
 WARM_TINT = np.array([0.0, 0.54, 0.84])
