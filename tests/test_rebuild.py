@@ -390,20 +390,16 @@ def test_on_the_band_the_one_reaching_line_whose_pencil_can_look_so_takes_the_se
     assert not reading.sections[river].doubtful
 
 
-def test_a_clearly_drawn_section_of_a_close_hue_that_cuts_a_line_off_is_mended() -> None:
+def test_a_clearly_drawn_section_of_a_close_hue_that_cuts_a_line_off_is_mended_and_flagged() -> None:
     # Nearest pink but not by much; read pink, it would be a piece cut off from the pink line.
+    # On paper, where purple shows its red, a hue between the two may be both pencils on one
+    # section: the rules mend it in the best reading, and a person confirms it.
     cut = _section("2,7-3,7")
     ev = _ev(cut, 1.0, 0.3 * HUES["purple"] + 0.7 * HUES["pink"])
     reading = _read({**OTHERS, "2,5-2,7": "purple"}, cut=ev)
     assert reading.sections[cut].colour == "purple"
-    assert not reading.doubtful
-    # Nearest green, next blue: these differ in more than red, and a hue the rules overrule there
-    # is as often a second pencil or the print. Mended in the best reading, and flagged.
-    greenish = _ev(cut, 1.0, 0.3 * HUES["blue"] + 0.7 * HUES["green"])
-    mended = _read({**OTHERS, "3,7-5,7": "blue"}, cut=greenish)
-    assert mended.sections[cut].colour == "blue"
-    assert [r.section for r in mended.doubtful] == [cut]
-    assert "break the rules" in mended.sections[cut].reason
+    assert [r.section for r in reading.doubtful] == [cut]
+    assert "break the rules" in reading.sections[cut].reason
 
 
 WARM_TINT = np.array([0.0, 0.54, 0.84])

@@ -781,13 +781,14 @@ def _network(decided: Mapping[Section, Decision], options: GameOptions | None) -
 
 
 SURE_MENDS = ({"purple", "pink"},)
-"""Pairs of pencils whose mend by the rules is sure (see ``_settle_by_rules``). Purple and pink
-differ mostly in red, which a blue band or a warm light hides: where the pencil cannot tell them
-apart and the rules can, the rules were right every time on the bench sets (33 mends of 33 over the
-accuracy, unseen, `slate`, `mono`, sharpened and robustness reads; the six on sheets read wrong
-elsewhere all had other sections in doubt). Between other pairs the rules were wrong 4 times of 7
-(blue and purple, blue and green): there a hue the rules overrule is as often a second pencil on
-the section or a mark of the print."""
+"""Pairs of pencils whose mend by the rules is sure over the Thames (see ``_settle_by_rules``).
+Purple and pink differ mostly in red, which the band hides: there the pencil cannot tell them
+apart and the rules can, and they were right every time on the bench sets (26 mends of 26 over the
+accuracy, unseen, `slate`, `mono`, sharpened and robustness reads; those on sheets read wrong
+elsewhere all had other sections in doubt). On paper, where the pencil shows its red, a hue between
+the two is also what two pencils on one section leave (a rule broken that a sure mend would hide):
+those mends (7 of 7 right) stay in doubt. Between other pairs the rules were wrong 4 times of 7
+(blue and purple, blue and green): a second pencil on the section, or a mark of the print."""
 
 
 def _settle_by_rules(
@@ -803,8 +804,8 @@ def _settle_by_rules(
     Between two close hues the pencil cannot choose; the construction rules can: read in one
     colour the lines break (a line in pieces, a second branch), read in the other they do not. The
     section is put in doubt (a person confirms it) but the best reading, and the score, follow the
-    legal one; between purple and pink (``SURE_MENDS``) it is not in doubt when the section is
-    clearly drawn and only its colour was in question. Nothing changes when the rules are kept
+    legal one; between purple and pink over the Thames (``SURE_MENDS``) it is not in doubt when the
+    section is clearly drawn and only its colour was in question. Nothing changes when the rules are kept
     already, or when more than one section's change would mend them (the rules do not say which).
     Returns whether a section was changed.
     """
@@ -822,7 +823,8 @@ def _settle_by_rules(
     s, other = mends[0]
     c, f, r, m = decided[s]
     only_colour = not r or r.startswith(("colour between", "colour over the Thames"))
-    if {c, other} in SURE_MENDS and only_colour and _drawn_confidence(evidence[s].ink) >= CONFIDENT:
+    ev = evidence[s]
+    if {c, other} in SURE_MENDS and only_colour and ev.over_river > 0.5 and _drawn_confidence(ev.ink) >= CONFIDENT:
         decided[s] = (other, CONFIDENT, "", m)
     else:
         reason = f"colour between {c} and {other}; in {c} the lines would break the rules"
