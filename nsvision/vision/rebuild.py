@@ -123,6 +123,9 @@ SHORT_SAMPLES = 12
 trust a section cut off from its line however marked: a compass spike's tip, a disc's edge."""
 CONFIDENT = 0.9
 """Sections whose reading is less sure than this are in doubt."""
+OVER_BAND = 0.5
+"""Share of a section's measured positions over the Thames from which it is judged as lying over the
+band (its colour and its faint marks less certain there) rather than on paper."""
 ANCHOR_COS = 0.75
 """A departure station's section is taken as a line's pencil only if it is at least this similar to it."""
 ANCHOR_STRENGTH = 0.15
@@ -224,6 +227,11 @@ def _drawn_confidence(ink: float) -> float:
     return min(1.0, 0.5 + 0.5 * abs(ink - mid) / half)
 
 
+def _over_band(ev: SegmentEvidence) -> bool:
+    """Whether the section is judged as lying over the Thames band (see ``OVER_BAND``)."""
+    return ev.over_river > OVER_BAND
+
+
 def _vec(ev: SegmentEvidence) -> np.ndarray:
     return np.array(ev.chroma, dtype=np.float64)
 
@@ -232,7 +240,7 @@ def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -
     """The four pencil hues of this sheet (unit chroma vectors), from departure anchors and clustering."""
     default = pencil_hues()
     # Sections seen over the Thames do not teach a pencil's hue: the print shifts it there.
-    marked = [s for s, ev in evidence.items() if ev.ink > EMPTY and ev.over_river <= 0.5]
+    marked = [s for s, ev in evidence.items() if ev.ink > EMPTY and not _over_band(ev)]
     options: list[list[Section | None]] = []
     for c in LINE_COLOURS:
         dep = game_map.departure(c)
@@ -298,7 +306,7 @@ def _decide(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]) -> tuple[Dec
         # Pencil at both ends with a gap between is a faded or rubbed stroke, not a crossing.
         conf = 0.6
         reason = f"pencil at both ends with a gap ({ev.ink:.0%} of it marked, nearest {first})"
-    elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if ev.over_river > 0.5 else COLOUR_MARGIN):
+    elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if _over_band(ev) else COLOUR_MARGIN):
         # Scaled so that a margin just short of what is needed lands just below CONFIDENT.
         conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)
         reason = f"colour between {first} and {second}"
@@ -319,7 +327,7 @@ def rebuild(
     for s in game_map.sections:
         decided[s], nearest[s], second_choice[s] = _decide(evidence[s], hues)
         c, f, r, m = decided[s]
-        if c is not None and evidence[s].over_river <= 0.5 and float(_vec(evidence[s]) @ hues[c]) < HUE_CONSISTENT:
+        if c is not None and not _over_band(evidence[s]) and float(_vec(evidence[s]) @ hues[c]) < HUE_CONSISTENT:
             # Nearest to one pencil but unlike every pencil of this sheet: a printed mark under a
             # cast (grey guides turn pinkish under warm light) or two pencils on one section.
             decided[s] = (c, min(f, 0.6), r or f"colour unlike this sheet's {c} pencil", m)
@@ -330,14 +338,14 @@ def rebuild(
     river_hues = {**hues, **taught}
     if taught:
         for s in game_map.sections:
-            if decided[s][0] is not None and evidence[s].over_river > 0.5:
+            if decided[s][0] is not None and _over_band(evidence[s]):
                 decided[s], nearest[s], second_choice[s] = _decide(evidence[s], river_hues)
 
     # There, the colour is the one the neighbouring sections on plain paper carry at the section's
     # stations, when they agree.
     for s in game_map.sections:
         c, f, r, m = decided[s]
-        if c is None or evidence[s].over_river <= 0.5:
+        if c is None or not _over_band(evidence[s]):
             continue
         support = _line_support(s, decided, evidence)
         if band is not None and evidence[s].ink >= WEAK_SURE_INK:
@@ -413,7 +421,7 @@ def rebuild(
     # A partly marked section of a line's own hue that holds two parts of that line together is the
     # same case seen from the other side: the structure confirms what the faint pencil suggests.
     for s, (c, f, _r, m) in list(decided.items()):
-        if c is None or f >= CONFIDENT or evidence[s].over_river > 0.5 or m < COLOUR_MARGIN:
+        if c is None or f >= CONFIDENT or _over_band(evidence[s]) or m < COLOUR_MARGIN:
             continue
         if evidence[s].ink < SURE_BRIDGE_INK or nearest[s] != c:
             continue
@@ -445,12 +453,12 @@ def rebuild(
                 # Over the Thames a light stroke shows less, but a line in pieces is joined somewhere:
                 # the one join with pencil of the line's hue on a quarter of it, when no other has any mark.
                 (
-                    evidence[best].over_river > 0.5
+                    _over_band(evidence[best])
                     and evidence[best].ink >= SURE_BRIDGE_INK_RIVER
                     and all(ev.ink == 0 and ev.faint == 0 for ev in rival_marks)
                 )
                 or (
-                    evidence[best].over_river <= 0.5
+                    not _over_band(evidence[best])
                     and decided[best][3] >= COLOUR_MARGIN
                     and all(ev.ink < BRIDGE_INK for ev in rival_marks)
                     and (
@@ -484,7 +492,7 @@ def rebuild(
                 # or teal band) a stroke leaves no mark: the one join across it is the likeliest,
                 # read as drawn in the best reading, still in doubt.
                 hides = band is not None and _looks_like(hues[colour], [np.asarray(band, dtype=np.float64)])
-                across = [s for s in joins if evidence[s].over_river > 0.5]
+                across = [s for s in joins if _over_band(evidence[s])]
                 if hides and len(across) == 1:
                     _c, f, r, m = decided[across[0]]
                     decided[across[0]] = (colour, f, f"{r}; the Thames band hides {colour} pencil", m)
@@ -498,7 +506,7 @@ def rebuild(
     on_line, line_ends = _line_stations(decided)
     for s, (c, f, _r, m) in list(decided.items()):
         ev = evidence[s]
-        river = ev.over_river > 0.5
+        river = _over_band(ev)
         if c is not None or f < CONFIDENT:
             continue
         if river:
@@ -623,7 +631,7 @@ def _light_line_goes_on(
             ev, k = evidence[s], nearest[s]
             if (
                 c is None
-                and ev.over_river <= 0.5
+                and not _over_band(ev)
                 and ev.faint >= LIGHT_END_FAINT
                 and ev.span >= LIGHT_END_SPAN
                 and (s.a in line_ends[k]) != (s.b in line_ends[k])
@@ -675,7 +683,7 @@ def _river_rule_breaks(
     for v in check_network(_network(decided, options), game_map):
         for name in v.sections:
             s = by_name.get(name)
-            if s is None or evidence[s].over_river <= 0.5 or evidence[s].ink >= STRONG:
+            if s is None or not _over_band(evidence[s]) or evidence[s].ink >= STRONG:
                 continue
             c, f, _r, m = decided[s]
             if c is not None and f >= CONFIDENT:
@@ -695,7 +703,7 @@ def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section
             continue
         ev = evidence[s]
         at_end = degree[(c, s.a)] == 1 or degree[(c, s.b)] == 1
-        if at_end and ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH and ev.over_river <= 0.5:
+        if at_end and ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH and not _over_band(ev):
             decided[s] = (c, min(f, 0.7), f"light pencil ({ev.ink:.0%} of it marked) at the end of the {c} line", m)
 
 
@@ -722,7 +730,7 @@ def _second_looks(
         ev = evidence[s]
         share = max(ev.ink, ev.faint)
         k = nearest[s]
-        if ev.over_river > 0.5:
+        if _over_band(ev):
             ends = [line for line in LINE_COLOURS if 1 in (degree[(line, s.a)], degree[(line, s.b)])]
             if ends:
                 out[s] = f"over the Thames at the end of the {ends[0]} line, where pencil shows little"
@@ -824,7 +832,7 @@ def _settle_by_rules(
     c, f, r, m = decided[s]
     only_colour = not r or r.startswith(("colour between", "colour over the Thames"))
     ev = evidence[s]
-    if {c, other} in SURE_MENDS and only_colour and ev.over_river > 0.5 and _drawn_confidence(ev.ink) >= CONFIDENT:
+    if {c, other} in SURE_MENDS and only_colour and _over_band(ev) and _drawn_confidence(ev.ink) >= CONFIDENT:
         decided[s] = (other, CONFIDENT, "", m)
     else:
         reason = f"colour between {c} and {other}; in {c} the lines would break the rules"
@@ -924,7 +932,7 @@ def _settle_cast(
     marked = [
         ev
         for t, ev in evidence.items()
-        if ev.ink == 0 and decided[t][0] is None and ev.faint > 0 and ev.over_river <= 0.5
+        if ev.ink == 0 and decided[t][0] is None and ev.faint > 0 and not _over_band(ev)
     ]
     if len(marked) < CAST_MIN_BLANKS:
         return
@@ -933,7 +941,7 @@ def _settle_cast(
     for s in game_map.sections:
         c, f, _r, m = decided[s]
         ev = evidence[s]
-        if c is None or ev.over_river > 0.5 or f < CONFIDENT or ev.strength >= CAST_STRENGTH:
+        if c is None or _over_band(ev) or f < CONFIDENT or ev.strength >= CAST_STRENGTH:
             continue
         able = _cast_explains(_vec(ev), hues, tint)
         if c not in able:
@@ -964,8 +972,8 @@ def _line_support(
     out: dict[Colour, int] = {}
     for k in LINE_COLOURS:
         mine = [t for t, d in decided.items() if d[0] == k and t != s]
-        paper = {p for t in mine if evidence[t].over_river <= 0.5 for p in (t.a, t.b)}
-        river = [t for t in mine if evidence[t].over_river > 0.5]
+        paper = {p for t in mine if not _over_band(evidence[t]) for p in (t.a, t.b)}
+        river = [t for t in mine if _over_band(evidence[t])]
         reached = set(paper)
         for _ in range(len(river)):
             grown = {p for t in river if t.a in reached or t.b in reached for p in (t.a, t.b)}
@@ -991,7 +999,7 @@ def _river_hues(
     taught: dict[Colour, list[np.ndarray]] = {}
     for s, (c, _f, _r, _m) in decided.items():
         ev = evidence[s]
-        if c is None or ev.over_river <= 0.5 or ev.ink < WEAK_SURE_INK:
+        if c is None or not _over_band(ev) or ev.ink < WEAK_SURE_INK:
             continue
         support = _line_support(s, decided, evidence)
         present = [k for k in LINE_COLOURS if support[k] > 0]
