@@ -121,13 +121,20 @@ def read_sample(sample: Sample, fmt: str) -> dict[str, Any]:
     if not isinstance(result, SheetReport):
         out.update(status=result.status, error=result.error.message, correct=False, flagged=True)
         return out
+    out.update(judge(result, expected))
+    return out
+
+
+def judge(result: SheetReport, expected: dict[str, Any]) -> dict[str, Any]:
+    """How a sheet's report compares with its truth (``Sample.expected``): total and sections right,
+    flagged, what a person reviewing it is shown, and per colour the sections right and wrong."""
     truth = {c: {tuple(s) for s in expected["network"]["lines"][c]} for c in LINE_COLOURS}
     read = {c: {tuple(s.to_list()) for s in result.network.sections(c)} for c in LINE_COLOURS}
     exp_codes = sorted({v["code"] for v in expected["violations"]})
     got_codes = sorted({v.code for v in result.violations})
     correct = result.total == expected["total"] and exp_codes == got_codes and read == truth
     misread = {"-".join(s) for c in LINE_COLOURS for s in read[c] ^ truth[c]}
-    out.update(
+    return dict(
         # On a sheet read wrong: is every misread section named for the person reviewing it?
         named_in_doubt=misread <= set(result.doubtful_sections),
         named_at_all=misread <= set(result.doubtful_sections) | {s.name for s, _ in result.also_check},
@@ -143,7 +150,6 @@ def read_sample(sample: Sample, fmt: str) -> dict[str, Any]:
             for c in LINE_COLOURS
         },
     )
-    return out
 
 
 def grouped(rows: list[dict[str, Any]], name: Callable[[dict[str, Any]], str]) -> dict[str, list[dict[str, Any]]]:

@@ -13,6 +13,9 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "analyze_sheet": "nsvision.pipeline",
     "analyze_file": "nsvision.pipeline",
+    "measure_sheet": "nsvision.pipeline",
+    "decide": "nsvision.pipeline",
+    "Measurements": "nsvision.pipeline",
     "iter_file": "nsvision.pipeline",
     "score_network_file": "nsvision.pipeline",
     "SheetReport": "nsvision.pipeline",

@@ -2,7 +2,8 @@
 
 load → register → straighten → measure → rebuild → check rules → score → ``SheetReport``.
 
-``analyze_sheet`` reads one picture already in memory; ``analyze_file`` reads every sheet of a
+``analyze_sheet`` reads one picture already in memory (``measure_sheet``, then ``decide`` on its
+measurements, which needs no picture); ``analyze_file`` reads every sheet of a
 file (one per PDF page); ``score_network_file`` does the game part alone for a network JSON.
 They raise ``NsvisionError`` subclasses for bad input; a multi-page file records a page that
 fails as a ``SheetFailure`` and goes on with the next.
@@ -34,8 +35,16 @@ from nsvision.game.network import GameOptions, Network, load_network
 from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
-from nsvision.vision.circles import doubled_stations, find_circles
-from nsvision.vision.detect import MARGIN, Straightened, blank_density, in_colour, measure_sections, straighten
+from nsvision.vision.circles import StationCircle, doubled_stations, find_circles
+from nsvision.vision.detect import (
+    MARGIN,
+    SegmentEvidence,
+    Straightened,
+    blank_density,
+    in_colour,
+    measure_sections,
+    straighten,
+)
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, read_marks
 from nsvision.vision.other_sheets import direction, find_other_map
@@ -154,6 +163,8 @@ class SheetReport:
     """Some review reason is about pencil circles round stations (see ``CircleFix``)."""
     straightened: Straightened | None = field(default=None, repr=False, compare=False)
     seconds: float = 0.0
+    measurements: Measurements | None = field(default=None, repr=False, compare=False)
+    """What the reading was decided from (see ``decide``)."""
 
     @property
     def total(self) -> int:
@@ -354,26 +365,30 @@ def print_density(cal: Calibration) -> np.ndarray | None:
     return density
 
 
-def analyze_sheet(
-    image: np.ndarray | LoadedPage,
-    calibration: Calibration | None = None,
-    options: GameOptions | None = None,
-    *,
-    source: str = "<image>",
-    page: int = 1,
-    fixes: Sequence[Fix] = (),
-) -> SheetReport:
-    """Read one sheet from an RGB image (or a loaded page) and score it.
+@dataclass(frozen=True)
+class Measurements:
+    """What the reader measured on one sheet before deciding anything: where the map lies, the
+    pencil evidence on every section, the pencil circles round stations and the score zone's marks.
+    ``decide`` reads them; reading them again with a changed rebuild needs no picture (see
+    ``bench/reread.py``)."""
 
-    ``fixes`` are what a person who looked at the sheet says (those for this page, or for every
-    page): a ``SectionFix`` replaces what was read on its section, sure and no longer in doubt; a
-    ``CircleFix`` says which station a line circled (or that none is), and once one is given the
-    person has looked at the circles: the page's other circles still count as read, but none is
-    left in doubt. ``options.doubled_stations`` still win over both.
-    Raises ``NoMapFoundError`` when the picture holds no Map of London, and ``InputError`` when it
-    is black and white (no pencil's colour can be read).
-    """
-    start = time.perf_counter()
+    source: str
+    page: int
+    registration: Registration
+    evidence: dict[Section, SegmentEvidence]
+    band_density: tuple[float, float, float] | None
+    """The Thames band's optical density over the paper, when a band was found."""
+    circles: tuple[StationCircle, ...]
+    marks: MarksReading
+    another_map: str | None = None
+    """Where a second map lies in the picture (``left``, ``right``, ``above``, ``below``), if one does."""
+
+
+def measure_sheet(
+    image: np.ndarray | LoadedPage, calibration: Calibration | None = None, *, source: str = "<image>", page: int = 1
+) -> tuple[Measurements, Straightened]:
+    """Find the map in an RGB image (or a loaded page) and measure it: the measurements, and the map
+    straightened to the lattice (for overlays). Raises as ``analyze_sheet`` does."""
     cal = calibration or load_calibration()
     loaded = image if isinstance(image, LoadedPage) else load_array(image, source)
     source, page = loaded.source, loaded.page
@@ -391,14 +406,36 @@ def analyze_sheet(
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     circles = find_circles(straight, cal.map, radius)
     evidence = measure_sections(straight, cal.map, radius, {c.station: c.radius for c in circles if c.sure})
-    reading = rebuild(evidence, cal.map, options, straight.band_density)
-    here = [f for f in fixes if f.page in (None, page)]
+    measured = Measurements(
+        source=source,
+        page=page,
+        registration=reg,
+        evidence=evidence,
+        band_density=straight.band_density,
+        circles=circles,
+        marks=read_marks(loaded.image, reg, cal),
+        another_map=direction(reg, other) if other else None,
+    )
+    return measured, straight
+
+
+def decide(
+    measured: Measurements,
+    calibration: Calibration | None = None,
+    options: GameOptions | None = None,
+    fixes: Sequence[Fix] = (),
+) -> SheetReport:
+    """Read and score one sheet from its measurements (see ``analyze_sheet`` for ``options`` and
+    ``fixes``). The report carries no straightened map and no time: ``analyze_sheet`` adds them."""
+    cal = calibration or load_calibration()
+    reading = rebuild(measured.evidence, cal.map, options, measured.band_density)
+    here = [f for f in fixes if f.page in (None, measured.page)]
     mine = {f.section: f.colour for f in here if isinstance(f, SectionFix)}
     if mine:
         reading = settle_by_hand(reading, mine)
     # A station circled in a line's pencil is that line's double station (a pencil power), unless
     # a person or the caller said which station it is.
-    doubled, circle_notes = doubled_stations(circles, reading.network, reading.hues)
+    doubled, circle_notes = doubled_stations(measured.circles, reading.network, reading.hues)
     circled = {f.colour: f.station for f in here if isinstance(f, CircleFix)}
     if circled:
         doubled = {k: p for k, p in {**doubled, **circled}.items() if p is not None}
@@ -408,12 +445,12 @@ def analyze_sheet(
         both = replace(given, doubled_stations={**doubled, **given.doubled_stations})
         reading = replace(reading, network=replace(reading.network, options=both))
     card, violations = _score(reading.network, cal)
-    reasons = review_reasons(reading, reg, direction(reg, other) if other else None, circle_notes)
-    marks = read_marks(loaded.image, reg, cal)
+    reasons = review_reasons(reading, measured.registration, measured.another_map, circle_notes)
+    marks = measured.marks
     mark_differences = compare_marks(marks, card.tourist_circles, tuple(o.met for o in card.objectives))
     return SheetReport(
-        source=source,
-        page=page,
+        source=measured.source,
+        page=measured.page,
         network=reading.network,
         score=card,
         violations=violations,
@@ -421,13 +458,39 @@ def analyze_sheet(
         depends_on=_depends_on(reading, card, cal),
         review_reasons=reasons,
         reading=reading,
-        registration=reg,
+        registration=measured.registration,
         marks=marks,
         mark_differences=mark_differences,
         circles_in_doubt=bool(circle_notes),
-        straightened=straight,
-        seconds=time.perf_counter() - start,
+        measurements=measured,
     )
+
+
+def analyze_sheet(
+    image: np.ndarray | LoadedPage,
+    calibration: Calibration | None = None,
+    options: GameOptions | None = None,
+    *,
+    source: str = "<image>",
+    page: int = 1,
+    fixes: Sequence[Fix] = (),
+) -> SheetReport:
+    """Read one sheet from an RGB image (or a loaded page) and score it: ``measure_sheet``, then
+    ``decide``.
+
+    ``fixes`` are what a person who looked at the sheet says (those for this page, or for every
+    page): a ``SectionFix`` replaces what was read on its section, sure and no longer in doubt; a
+    ``CircleFix`` says which station a line circled (or that none is), and once one is given the
+    person has looked at the circles: the page's other circles still count as read, but none is
+    left in doubt. ``options.doubled_stations`` still win over both.
+    Raises ``NoMapFoundError`` when the picture holds no Map of London, and ``InputError`` when it
+    is black and white (no pencil's colour can be read).
+    """
+    start = time.perf_counter()
+    cal = calibration or load_calibration()
+    measured, straight = measure_sheet(image, cal, source=source, page=page)
+    report = decide(measured, cal, options, fixes)
+    return replace(report, straightened=straight, seconds=time.perf_counter() - start)
 
 
 def iter_file(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 from pathlib import Path
 
 import cv2
@@ -17,8 +18,8 @@ import pytest
 
 from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
-from nsvision.game.board import LINE_COLOURS
-from nsvision.pipeline import SheetReport, analyze_file, analyze_sheet
+from nsvision.game.board import LINE_COLOURS, parse_section_name
+from nsvision.pipeline import SectionFix, SheetReport, analyze_file, analyze_sheet, decide
 from nsvision.render.sample import make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
 from nsvision.vision.load import load_page
@@ -135,6 +136,23 @@ def test_faded_section_is_flagged_not_guessed() -> None:
     name = "-".join(sorted((a, b), key=key))
     assert report.needs_review
     assert name in report.doubtful_sections
+
+
+def test_a_sheet_decided_again_from_its_kept_measurements_reads_as_from_its_picture() -> None:
+    # bench/reread.py keeps each sheet's measurements and decides them again with a changed rebuild:
+    # decided again unchanged, they must give the very report the picture gave, with or without a fix.
+    sample = make_sample(CAL, 1057, mode="photo", style="print", strength=0.722)
+    image = sample.pages[0].image
+    report = analyze_sheet(image, CAL)
+    assert report.needs_review and report.measurements is not None
+    kept = pickle.loads(pickle.dumps(report.measurements))
+    fix = SectionFix(parse_section_name(report.doubtful_sections[0]), None)
+
+    def same(a: SheetReport, b: SheetReport) -> None:
+        assert {**a.to_dict(), "seconds": 0} == {**b.to_dict(), "seconds": 0}
+
+    same(decide(kept, CAL), report)
+    same(decide(kept, CAL, fixes=[fix]), analyze_sheet(image, CAL, fixes=[fix]))
 
 
 def test_picture_without_a_map_is_an_error() -> None:

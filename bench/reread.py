@@ -1,0 +1,146 @@
+"""Read a bench set once, keep what the reader measured on every sheet, and read those measurements
+again with the working tree's rebuild, rules and scoring: in seconds instead of minutes, so that a
+change to how a reading is decided is judged on every set before it is made, and a refactor is
+shown to change no reading at all.
+
+    python3 bench/reread.py store accuracy     # the accuracy set's 240 sheets, read once (~6 min on 2 cores)
+    python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
+    python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
+    python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
+    python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
+
+What is kept per sheet (``bench/out/measured-SET.pkl``): its case and truth, the reader's
+measurements (``nsvision.pipeline.Measurements``: registration, every section's pencil evidence,
+the circles round stations, the score zone's marks) and the outcome when they were stored. Only
+``nsvision.pipeline.decide`` runs again: a change to what is measured (the registration, the
+evidence in ``vision/detect.py``, the circles, the marks) needs the set stored again. The file is a
+Python pickle, for this checkout's own use: do not load one from elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import pickle
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import cv2
+import unseen  # bench/unseen.py, beside this script
+from accuracy import Case, judge, plan, transformed, unsharp  # bench/accuracy.py, beside this script
+
+from nsvision.calibration import load_calibration
+from nsvision.pipeline import SheetReport, analyze_file, decide
+from nsvision.render.sample import write_sample
+
+SETS = ("accuracy", "sharpened", "unseen", "mono", "slate")
+SHARPEN = (1.0, 1.5)
+"""The unsharp mask of the README's sharpened photos (amount, sigma in px)."""
+
+
+def cases(name: str) -> list[Case]:
+    """The sheets of a named set, as its bench plans them."""
+    if name == "accuracy":
+        return plan(240, 1000)
+    if name == "sharpened":
+        return [c for c in plan(240, 1000) if c.mode == "photo"]
+    if name == "unseen":
+        return unseen.plan(60, 9000)
+    return unseen.plan(60, 9000, name)
+
+
+def store_case(case: Case, sharpen: bool) -> dict[str, Any]:
+    """Read one sheet as the CLI does; its case, truth, measurements and outcome."""
+    cv2.setNumThreads(1)
+    sample = case.sample()
+    if sharpen and case.mode == "photo":
+        sample = transformed(sample, lambda im: unsharp(im, *SHARPEN))
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_sample(sample, Path(tmp), fmt="jpg" if case.mode == "photo" else "png")
+        result = analyze_file(next(p for p in paths if p.suffix != ".json"), load_calibration())[0]
+    row: dict[str, Any] = {"case": case.__dict__, "expected": sample.expected}
+    if not isinstance(result, SheetReport):
+        return {**row, "error": result.error.message}
+    return {**row, "measurements": result.measurements, "then": judge(result, sample.expected)}
+
+
+def store(name: str, path: Path, workers: int) -> None:
+    start = time.time()
+    with ProcessPoolExecutor(workers) as pool:
+        rows = list(pool.map(functools.partial(store_case, sharpen=name == "sharpened"), cases(name), chunksize=2))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        pickle.dump(rows, f)
+    print(f"{name}: {len(rows)} sheets measured in {time.time() - start:.0f} s, kept in {path}")
+
+
+def figures(outcomes: list[dict[str, Any]]) -> tuple[int, int, int, int]:
+    """Totals exactly right, sheets fully right, flagged, wrong without a flag."""
+    return (
+        sum(o.get("total_right", False) for o in outcomes),
+        sum(o["correct"] for o in outcomes),
+        sum(o["flagged"] for o in outcomes),
+        sum(not o["correct"] and not o["flagged"] for o in outcomes),
+    )
+
+
+def state(outcome: dict[str, Any]) -> str:
+    return ("right" if outcome["correct"] else "WRONG") + (", flagged" if outcome["flagged"] else ", not flagged")
+
+
+def compare(name: str, path: Path, every: bool) -> int:
+    """Decide every stored sheet again; print the figures then and now, and the sheets that changed.
+    Returns how many sheets are wrong without a flag now."""
+    with path.open("rb") as f:
+        rows = pickle.load(f)
+    cal = load_calibration()
+    then: list[dict[str, Any]] = []
+    now: list[dict[str, Any]] = []
+    for row in rows:
+        if "measurements" not in row:  # no map, or refused: the same whatever the rebuild
+            failed = {"correct": False, "flagged": True}
+            then.append(failed)
+            now.append(failed)
+            continue
+        before = row["then"]
+        after = judge(decide(row["measurements"], cal), row["expected"])
+        then.append(before)
+        now.append(after)
+        changed = (before["correct"], before["flagged"]) != (after["correct"], after["flagged"])
+        if changed or (every and (before["total"], before["doubtful"]) != (after["total"], after["doubtful"])):
+            c = row["case"]
+            print(
+                f"  {c['style']}/{c['mode']} seed {c['seed']}: {state(before)} -> {state(after)}; total "
+                f"{before['total']} -> {after['total']} (true {row['expected']['total']}); in doubt now: "
+                f"{', '.join(after['doubtful']) or 'none'}"
+            )
+    labels = ("total exact", "fully right", "flagged", "wrong, not flagged")
+    print(f"{name}: {len(rows)} sheets")
+    for label, a, b in zip(labels, figures(then), figures(now), strict=True):
+        print(f"  {label:20s} {a:4d} -> {b:4d}")
+    return figures(now)[3]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("action", choices=("store", "compare"))
+    ap.add_argument("set", choices=SETS)
+    ap.add_argument("--file", type=Path, help="where the measurements are kept (default bench/out/measured-SET.pkl)")
+    ap.add_argument("--workers", type=int, default=2, help="parallel processes for store, each single-threaded")
+    ap.add_argument("--all", action="store_true", help="compare: list every sheet whose total or doubts changed")
+    args = ap.parse_args(argv)
+    path = args.file or Path(__file__).resolve().parent / "out" / f"measured-{args.set}.pkl"
+    if args.action == "store":
+        store(args.set, path, args.workers)
+        return 0
+    if not path.exists():
+        ap.error(f"no measurements kept in {path}: run `python3 bench/reread.py store {args.set}` first")
+    return 1 if compare(args.set, path, args.all) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
