@@ -6,6 +6,7 @@ shown to change no reading at all.
     python3 bench/reread.py store accuracy     # the accuracy set's 240 sheets, read once (~6 min on 2 cores)
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
     python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
+    python3 bench/reread.py store robustness   # bench/robustness.py's 720 reads (~17 min)
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
 
@@ -30,14 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import robustness  # bench/robustness.py, beside this script
 import unseen  # bench/unseen.py, beside this script
 from accuracy import Case, judge, plan, transformed, unsharp  # bench/accuracy.py, beside this script
 
 from nsvision.calibration import load_calibration
 from nsvision.pipeline import SheetReport, analyze_file, decide
-from nsvision.render.sample import write_sample
+from nsvision.render.sample import Sample, write_sample
 
-SETS = ("accuracy", "sharpened", "unseen", "mono", "slate")
+SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "robustness")
 SHARPEN = (1.0, 1.5)
 """The unsharp mask of the README's sharpened photos (amount, sigma in px)."""
 
@@ -48,30 +50,44 @@ def cases(name: str) -> list[Case]:
         return plan(240, 1000)
     if name == "sharpened":
         return [c for c in plan(240, 1000) if c.mode == "photo"]
+    if name == "robustness":
+        return robustness.photos(40, 1000)
     if name == "unseen":
         return unseen.plan(60, 9000)
     return unseen.plan(60, 9000, name)
 
 
-def store_case(case: Case, sharpen: bool) -> dict[str, Any]:
-    """Read one sheet as the CLI does; its case, truth, measurements and outcome."""
-    cv2.setNumThreads(1)
+def reads(case: Case, name: str) -> list[tuple[str, Sample]]:
+    """What is read of one case in a named set: the sheet itself, sharpened, or each of its robustness
+    variants; with the variant's name ("" for the sheet itself)."""
+    if name == "robustness":
+        return list(robustness.variants(case))
     sample = case.sample()
-    if sharpen and case.mode == "photo":
-        sample = transformed(sample, lambda im: unsharp(im, *SHARPEN))
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = write_sample(sample, Path(tmp), fmt="jpg" if case.mode == "photo" else "png")
-        result = analyze_file(next(p for p in paths if p.suffix != ".json"), load_calibration())[0]
-    row: dict[str, Any] = {"case": case.__dict__, "expected": sample.expected}
-    if not isinstance(result, SheetReport):
-        return {**row, "error": result.error.message}
-    return {**row, "measurements": result.measurements, "then": judge(result, sample.expected)}
+    if name == "sharpened" and case.mode == "photo":
+        return [("sharpened", transformed(sample, lambda im: unsharp(im, *SHARPEN)))]
+    return [("", sample)]
+
+
+def store_case(case: Case, name: str) -> list[dict[str, Any]]:
+    """Read one case's sheets as the CLI does; each one's case, variant, truth, measurements and outcome."""
+    cv2.setNumThreads(1)
+    rows = []
+    for variant, sample in reads(case, name):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = write_sample(sample, Path(tmp), fmt="jpg" if case.mode == "photo" else "png")
+            result = analyze_file(next(p for p in paths if p.suffix != ".json"), load_calibration())[0]
+        row: dict[str, Any] = {"case": case.__dict__, "variant": variant, "expected": sample.expected}
+        if not isinstance(result, SheetReport):
+            rows.append({**row, "error": result.error.message})
+        else:
+            rows.append({**row, "measurements": result.measurements, "then": judge(result, sample.expected)})
+    return rows
 
 
 def store(name: str, path: Path, workers: int) -> None:
     start = time.time()
     with ProcessPoolExecutor(workers) as pool:
-        rows = list(pool.map(functools.partial(store_case, sharpen=name == "sharpened"), cases(name), chunksize=2))
+        rows = [row for rs in pool.map(functools.partial(store_case, name=name), cases(name)) for row in rs]
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         pickle.dump(rows, f)
@@ -113,8 +129,9 @@ def compare(name: str, path: Path, every: bool) -> int:
         changed = (before["correct"], before["flagged"]) != (after["correct"], after["flagged"])
         if changed or (every and (before["total"], before["doubtful"]) != (after["total"], after["doubtful"])):
             c = row["case"]
+            variant = f" ({row['variant']})" if row["variant"] else ""
             print(
-                f"  {c['style']}/{c['mode']} seed {c['seed']}: {state(before)} -> {state(after)}; total "
+                f"  {c['style']}/{c['mode']} seed {c['seed']}{variant}: {state(before)} -> {state(after)}; total "
                 f"{before['total']} -> {after['total']} (true {row['expected']['total']}); in doubt now: "
                 f"{', '.join(after['doubtful']) or 'none'}"
             )

@@ -22,7 +22,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -183,25 +183,21 @@ def photos(count: int, seed: int) -> list[Case]:
     return [every[i * len(every) // count] for i in range(count)]
 
 
-def run_case(case: Case) -> list[dict[str, Any]]:
-    """One photo, rendered once and read after every change, then drawn again with each other pencil set."""
-    cv2.setNumThreads(1)
+def variants(case: Case) -> Iterator[tuple[str, Sample]]:
+    """One photo, rendered once, after every change; then drawn again with each other pencil set."""
     sample = case.sample()
-    return (
-        [
-            {"case": case.__dict__, "variant": name, **read_sample(transformed(sample, change, quality), "jpg")}
-            for name, (change, quality) in VARIANTS.items()
-        ]
-        + [{"case": case.__dict__, "variant": name, **read_sample(lay(sample), "jpg")} for name, lay in OBJECTS.items()]
-        + [
-            {
-                "case": case.__dict__,
-                "variant": name,
-                **read_sample(dataclasses.replace(case, pencils=kind).sample(), "jpg"),
-            }
-            for name, kind in PENCILS.items()
-        ]
-    )
+    for name, (change, quality) in VARIANTS.items():
+        yield name, transformed(sample, change, quality)
+    for name, lay in OBJECTS.items():
+        yield name, lay(sample)
+    for name, kind in PENCILS.items():
+        yield name, dataclasses.replace(case, pencils=kind).sample()
+
+
+def run_case(case: Case) -> list[dict[str, Any]]:
+    """Every read of one photo (see ``variants``)."""
+    cv2.setNumThreads(1)
+    return [{"case": case.__dict__, "variant": name, **read_sample(sample, "jpg")} for name, sample in variants(case)]
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:
