@@ -139,6 +139,11 @@ def compare(name: str, path: Path, every: bool) -> int:
     print(f"{name}: {len(rows)} sheets")
     for label, a, b in zip(labels, figures(then), figures(now), strict=True):
         print(f"  {label:20s} {a:4d} -> {b:4d}")
+    for variant in dict.fromkeys(row["variant"] for row in rows if row["variant"]):
+        mine = [i for i, row in enumerate(rows) if row["variant"] == variant]
+        a, b = figures([then[i] for i in mine]), figures([now[i] for i in mine])
+        if a != b:
+            print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in zip(labels, a, b, strict=True)))
     return figures(now)[3]
 
 
