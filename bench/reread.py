@@ -6,7 +6,7 @@ shown to change no reading at all.
     python3 bench/reread.py store accuracy     # the accuracy set's 240 sheets, read once (~6 min on 2 cores)
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
     python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
-    python3 bench/reread.py store robustness   # bench/robustness.py's 720 reads (~17 min)
+    python3 bench/reread.py store robustness   # bench/robustness.py's 720 reads (~11 min)
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
 
