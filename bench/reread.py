@@ -129,7 +129,7 @@ def compare(name: str, path: Path, every: bool) -> int:
         changed = (before["correct"], before["flagged"]) != (after["correct"], after["flagged"])
         if changed or (every and (before["total"], before["doubtful"]) != (after["total"], after["doubtful"])):
             c = row["case"]
-            variant = f" ({row['variant']})" if row["variant"] else ""
+            variant = f" ({row['variant']})" if row.get("variant") else ""
             print(
                 f"  {c['style']}/{c['mode']} seed {c['seed']}{variant}: {state(before)} -> {state(after)}; total "
                 f"{before['total']} -> {after['total']} (true {row['expected']['total']}); in doubt now: "
@@ -139,8 +139,8 @@ def compare(name: str, path: Path, every: bool) -> int:
     print(f"{name}: {len(rows)} sheets")
     for label, a, b in zip(labels, figures(then), figures(now), strict=True):
         print(f"  {label:20s} {a:4d} -> {b:4d}")
-    for variant in dict.fromkeys(row["variant"] for row in rows if row["variant"]):
-        mine = [i for i, row in enumerate(rows) if row["variant"] == variant]
+    for variant in dict.fromkeys(row["variant"] for row in rows if row.get("variant")):
+        mine = [i for i, row in enumerate(rows) if row.get("variant") == variant]
         a, b = figures([then[i] for i in mine]), figures([now[i] for i in mine])
         if a != b:
             print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in zip(labels, a, b, strict=True)))
