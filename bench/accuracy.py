@@ -32,7 +32,7 @@ import numpy as np
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS
-from nsvision.pipeline import SheetReport, analyze_file
+from nsvision.pipeline import SheetReport, SheetResult, analyze_file
 from nsvision.render.sample import Sample, make_sample, write_sample
 
 VIOLATIONS = ("sections_cross", "cycle", "drawn_twice", "not_connected")
@@ -106,18 +106,23 @@ def transformed(sample: Sample, change: Callable[[np.ndarray], np.ndarray], qual
     return dataclasses.replace(sample, pages=pages)
 
 
-def read_sample(sample: Sample, fmt: str) -> dict[str, Any]:
-    """Write the sample to disk as ``fmt``, read it back as the CLI does and compare with the truth."""
+def read_back(sample: Sample, fmt: str) -> tuple[SheetResult, float]:
+    """Write the sample to disk as ``fmt`` and read it back as the CLI does: the first sheet's
+    result, and the seconds ``analyze_file`` took."""
     cal = load_calibration()
-    expected = sample.expected
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_sample(sample, Path(tmp), fmt=fmt)
         image_path = next(p for p in paths if p.suffix != ".json")
         start = time.perf_counter()
         results = analyze_file(image_path, cal)
-        seconds = time.perf_counter() - start
+        return results[0], time.perf_counter() - start
+
+
+def read_sample(sample: Sample, fmt: str) -> dict[str, Any]:
+    """Write the sample to disk as ``fmt``, read it back as the CLI does and compare with the truth."""
+    expected = sample.expected
+    result, seconds = read_back(sample, fmt)
     out: dict[str, Any] = {"seconds": seconds, "expected_total": expected["total"]}
-    result = results[0]
     if not isinstance(result, SheetReport):
         out.update(status=result.status, error=result.error.message, correct=False, flagged=True)
         return out
@@ -161,12 +166,19 @@ def grouped(rows: list[dict[str, Any]], name: Callable[[dict[str, Any]], str]) -
     return groups
 
 
+def outcomes(rs: list[dict[str, Any]]) -> tuple[int, int, int, int]:
+    """Totals exactly right, sheets fully right, flagged, wrong without a flag."""
+    return (
+        sum(r.get("total_right", False) for r in rs),
+        sum(r["correct"] for r in rs),
+        sum(r["flagged"] for r in rs),
+        sum((not r["correct"]) and not r["flagged"] for r in rs),
+    )
+
+
 def outcome_cells(rs: list[dict[str, Any]]) -> str:
     """Table cells: totals exactly right, sheets fully right, flagged, wrong without a flag."""
-    return (
-        f"{sum(r.get('total_right', False) for r in rs)} | {sum(r['correct'] for r in rs)} | "
-        f"{sum(r['flagged'] for r in rs)} | {sum((not r['correct']) and not r['flagged'] for r in rs)}"
-    )
+    return " | ".join(str(n) for n in outcomes(rs))
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:

@@ -24,7 +24,6 @@ import argparse
 import functools
 import pickle
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -33,11 +32,11 @@ from typing import Any
 import cv2
 import robustness  # bench/robustness.py, beside this script
 import unseen  # bench/unseen.py, beside this script
-from accuracy import Case, judge, plan, transformed, unsharp  # bench/accuracy.py, beside this script
+from accuracy import Case, judge, outcomes, plan, read_back, transformed, unsharp  # beside this script
 
 from nsvision.calibration import load_calibration
-from nsvision.pipeline import SheetReport, analyze_file, decide
-from nsvision.render.sample import Sample, write_sample
+from nsvision.pipeline import SheetReport, decide
+from nsvision.render.sample import Sample
 
 SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "robustness")
 SHARPEN = (1.0, 1.5)
@@ -73,9 +72,7 @@ def store_case(case: Case, name: str) -> list[dict[str, Any]]:
     cv2.setNumThreads(1)
     rows = []
     for variant, sample in reads(case, name):
-        with tempfile.TemporaryDirectory() as tmp:
-            paths = write_sample(sample, Path(tmp), fmt="jpg" if case.mode == "photo" else "png")
-            result = analyze_file(next(p for p in paths if p.suffix != ".json"), load_calibration())[0]
+        result, _seconds = read_back(sample, "jpg" if case.mode == "photo" else "png")
         row: dict[str, Any] = {"case": case.__dict__, "variant": variant, "expected": sample.expected}
         if not isinstance(result, SheetReport):
             rows.append({**row, "error": result.error.message})
@@ -92,16 +89,6 @@ def store(name: str, path: Path, workers: int) -> None:
     with path.open("wb") as f:
         pickle.dump(rows, f)
     print(f"{name}: {len(rows)} sheets measured in {time.time() - start:.0f} s, kept in {path}")
-
-
-def figures(outcomes: list[dict[str, Any]]) -> tuple[int, int, int, int]:
-    """Totals exactly right, sheets fully right, flagged, wrong without a flag."""
-    return (
-        sum(o.get("total_right", False) for o in outcomes),
-        sum(o["correct"] for o in outcomes),
-        sum(o["flagged"] for o in outcomes),
-        sum(not o["correct"] and not o["flagged"] for o in outcomes),
-    )
 
 
 def state(outcome: dict[str, Any]) -> str:
@@ -137,14 +124,14 @@ def compare(name: str, path: Path, every: bool) -> int:
             )
     labels = ("total exact", "fully right", "flagged", "wrong, not flagged")
     print(f"{name}: {len(rows)} sheets")
-    for label, a, b in zip(labels, figures(then), figures(now), strict=True):
+    for label, a, b in zip(labels, outcomes(then), outcomes(now), strict=True):
         print(f"  {label:20s} {a:4d} -> {b:4d}")
     for variant in dict.fromkeys(row["variant"] for row in rows if row.get("variant")):
         mine = [i for i, row in enumerate(rows) if row.get("variant") == variant]
-        a, b = figures([then[i] for i in mine]), figures([now[i] for i in mine])
+        a, b = outcomes([then[i] for i in mine]), outcomes([now[i] for i in mine])
         if a != b:
             print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in zip(labels, a, b, strict=True)))
-    return figures(now)[3]
+    return outcomes(now)[3]
 
 
 def main(argv: list[str] | None = None) -> int:
