@@ -574,3 +574,18 @@ def test_a_light_short_mark_on_its_own_away_from_its_line_is_not_drawn_in_the_be
     assert firm.sections[stray].colour == "purple" and firm.sections[stray].doubtful
     piece = _read({**lines, "8,1-8,4": "purple"}, stray=light)
     assert piece.sections[stray].colour == "purple" and piece.sections[stray].doubtful
+
+
+def test_on_a_band_that_hides_a_reaching_lines_pencil_a_colour_no_pencil_explains_is_in_doubt() -> None:
+    # Marks that no pencil on the band looks like, between pink and green, at 4,6 where the green and
+    # the blue lines pass (not pink). On a green band blue pencil would show, and what is seen is far
+    # from it: the green line, the only one of the two nearest hues reaching it, takes it.
+    river = _section("4,5-4,6")
+    ev = _ev(river, 1.0, np.array([0.0, 0.32, 0.95]), over_river=1.0)
+    lines: dict[str, Colour] = {**OTHERS, "3,2-3,6": "green", "3,6-4,6": "green", "4,6-5,7": "blue"}
+    green_band = _read(lines, band=(0.47, 0.18, 0.55), river=ev)
+    assert green_band.sections[river].colour == "green"
+    assert not green_band.sections[river].doubtful
+    # On a dark blue band a blue stroke there would leave nothing to see: a person looks.
+    reading = _read(lines, band=DARK_BLUE_BAND, river=ev)
+    assert reading.sections[river].doubtful

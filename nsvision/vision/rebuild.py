@@ -370,9 +370,11 @@ def rebuild(
             continue
         backed = [k for k in (c, second_choice[s]) if support[k] > 0]
         present = [k for k in LINE_COLOURS if support[k] > 0]
-        # The other lines that reach it do not matter when their pencil is far from the one seen.
+        # The other lines that reach it do not matter when their pencil is far from the one seen,
+        # unless it is a pencil of the band's own hue: drawn there, it would leave nothing to see.
         only = len(backed) == 1 and all(
             _lead(_vec(evidence[s]), river_hues, backed[0], k) >= COLOUR_MARGIN_RIVER
+            and not (band is not None and _looks_like(hues[k], [np.asarray(band, dtype=np.float64)]))
             for k in present
             if k not in backed
         )
