@@ -218,8 +218,18 @@ def straighten(
     # Across the Thames band the guides (and any pencil on them) are lines thinner than the band but
     # not by much: left in, they lighten the median near the band's edges and the band itself reads
     # as blue pencil there. Painted over, the surround is the band and the paper with clean edges.
+    # Plain paper in those strips is left as it is: painted over, the paper beside the band takes the
+    # band's colour from across its edge, and a guide there, measured against that, reads as pencil
+    # (a grey guide beside a pale green band reads as light purple). Paper within ``BAND_EDGE_REACH``
+    # of anything in the strip that is neither paper nor the guide's own centre (the band, its
+    # blurred edge) is still painted over: left in, the edge's blend would lighten the band's surround.
     near_river = cv2.dilate(river.astype(np.uint8), np.ones((15, 15), np.uint8))
-    wide = np.maximum(wide, guide_lines(game_map, ppp, canon.shape) & near_river)
+    strips = guide_lines(game_map, ppp, canon.shape).astype(bool) & near_river.astype(bool)
+    centre = guide_lines(game_map, ppp, canon.shape, half_width=GUIDE_CENTRE_HALF_WIDTH).astype(bool)
+    plain = plain_paper(canon, ppp)
+    edge_px = 2 * BAND_EDGE_REACH + 1
+    band_edge = cv2.dilate((strips & ~plain & ~centre).astype(np.uint8), np.ones((edge_px, edge_px), np.uint8))
+    wide = np.maximum(wide, (strips & ~(plain & ~band_edge.astype(bool))).astype(np.uint8))
     background = broad_background(cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA), ppp)
     density = remove_symbol_halos(stroke_density(canon, background), game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
@@ -363,6 +373,25 @@ def thames_band(
     return cv2.dilate(band, np.ones((edge, edge), np.uint8)).astype(bool) & zone, density
 
 
+PAPER_REACH = 0.5
+"""Lattice units around a pixel within which the lightest place is taken for its paper."""
+PAPER_LIKE = 0.06
+"""Optical density within which, in every channel, a pixel is as light as its paper."""
+
+
+def plain_paper(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
+    """(H, W) bool: where ``image`` shows plain paper, as light in every channel (``PAPER_LIKE``) as
+    the lightest place within ``PAPER_REACH`` (pencil and print only absorb light; at a quarter of
+    the size, each pixel a mean of 16, so that noise does not make the lightest place lighter)."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    reach = 2 * round(PAPER_REACH * px_per_pitch / 8) + 1
+    lightest = cv2.dilate(small, np.ones((reach, reach), np.uint8))
+    paper = cv2.resize(lightest, (w, h), interpolation=cv2.INTER_LINEAR)
+    od = np.log((paper.astype(np.float32) + 4.0) / (image.astype(np.float32) + 4.0))
+    return od.max(axis=2) < PAPER_LIKE
+
+
 HALO_REACH = 0.5
 """Lattice units around a station whose radially symmetric print (ring, its blurred halo) is removed."""
 
@@ -400,12 +429,18 @@ def remove_symbol_halos(density: np.ndarray, game_map: GameMap, px_per_pitch: in
 
 GUIDE_HALF_WIDTH = 0.06
 """Lattice units either side of a potential section's centre line painted over in the Thames surround."""
+GUIDE_CENTRE_HALF_WIDTH = 0.02
+"""Lattice units either side of a section's centre line where its guide's darkest ink lies."""
+BAND_EDGE_REACH = 2
+"""Pixels (canonical frame) around the band and its blurred edge where the paper is painted over too."""
 
 
-def guide_lines(game_map: GameMap, px_per_pitch: int, shape: tuple[int, ...]) -> np.ndarray:
+def guide_lines(
+    game_map: GameMap, px_per_pitch: int, shape: tuple[int, ...], half_width: float = GUIDE_HALF_WIDTH
+) -> np.ndarray:
     """Every potential section's centre line (where guides and pencil lie), as a uint8 mask."""
     mask = np.zeros(shape[:2], np.uint8)
-    width = 2 * round(GUIDE_HALF_WIDTH * px_per_pitch) + 1
+    width = 2 * round(half_width * px_per_pitch) + 1
     for s in game_map.sections:
         a = (round((s.a[0] + MARGIN) * px_per_pitch), round((s.a[1] + MARGIN) * px_per_pitch))
         b = (round((s.b[0] + MARGIN) * px_per_pitch), round((s.b[1] + MARGIN) * px_per_pitch))
