@@ -374,15 +374,16 @@ def thames_band(
 
 
 PAPER_REACH = 0.5
-"""Lattice units around a pixel within which the lightest place is taken for its paper."""
+"""Lattice units: the side of the square around a pixel whose lightest place is taken for its paper."""
 PAPER_LIKE = 0.06
 """Optical density within which, in every channel, a pixel is as light as its paper."""
 
 
 def plain_paper(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     """(H, W) bool: where ``image`` shows plain paper, as light in every channel (``PAPER_LIKE``) as
-    the lightest place within ``PAPER_REACH`` (pencil and print only absorb light; at a quarter of
-    the size, each pixel a mean of 16, so that noise does not make the lightest place lighter)."""
+    the lightest place in the square of side ``PAPER_REACH`` around it (pencil and print only absorb
+    light; taken at a quarter of the size, each pixel a mean of 16, so that noise does not make the
+    lightest place lighter)."""
     h, w = image.shape[:2]
     small = cv2.resize(image, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
     reach = 2 * round(PAPER_REACH * px_per_pitch / 8) + 1
