@@ -29,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import accuracy  # bench/accuracy.py, beside this script
 import cv2
 import robustness  # bench/robustness.py, beside this script
 import unseen  # bench/unseen.py, beside this script
@@ -46,14 +47,14 @@ SHARPEN = (1.0, 1.5)
 def cases(name: str) -> list[Case]:
     """The sheets of a named set, as its bench plans them."""
     if name == "accuracy":
-        return plan(240, 1000)
+        return plan(accuracy.COUNT, accuracy.SEED)
     if name == "sharpened":
-        return [c for c in plan(240, 1000) if c.mode == "photo"]
+        return [c for c in plan(accuracy.COUNT, accuracy.SEED) if c.mode == "photo"]
     if name == "robustness":
-        return robustness.photos(40, 1000)
+        return robustness.photos(robustness.COUNT, accuracy.SEED)
     if name == "unseen":
-        return unseen.plan(60, 9000)
-    return unseen.plan(60, 9000, name)
+        return unseen.plan(unseen.COUNT, unseen.SEED)
+    return unseen.plan(unseen.COUNT, unseen.SEED, name)
 
 
 def reads(case: Case, name: str) -> list[tuple[str, Sample]]:

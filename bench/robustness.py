@@ -27,14 +27,17 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import accuracy  # bench/accuracy.py, beside this script
 import cv2
 import numpy as np
-from accuracy import Case, outcome_cells, plan, read_sample, transformed, unsharp  # beside this script
+from accuracy import Case, outcome_cells, plan, read_sample, transformed, unsharp
 
 from nsvision.game.board import LINE_COLOURS
 from nsvision.render.sample import Sample
 
 Image = np.ndarray
+COUNT = 40
+"""The README's reads: this many photos of the accuracy set, each read after every change."""
 
 
 def _gamma(g: float) -> Callable[[Image], Image]:
@@ -178,7 +181,7 @@ PENCILS: dict[str, str] = {
 
 def photos(count: int, seed: int) -> list[Case]:
     """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
-    every = [c for c in plan(240, seed) if c.mode == "photo"]
+    every = [c for c in plan(accuracy.COUNT, seed) if c.mode == "photo"]
     count = min(count, len(every))
     return [every[i * len(every) // count] for i in range(count)]
 
@@ -213,8 +216,10 @@ def summarise(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=40, help="photos, each read after every change (default 40)")
-    ap.add_argument("--seed", type=int, default=1000, help="first seed of the accuracy set (default 1000)")
+    ap.add_argument("--count", type=int, default=COUNT, help=f"photos, each read after every change (default {COUNT})")
+    ap.add_argument(
+        "--seed", type=int, default=accuracy.SEED, help=f"first seed of the accuracy set (default {accuracy.SEED})"
+    )
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     ap.add_argument("--out", type=Path, default=Path("bench/out/robustness.json"), help="per-read results")
     args = ap.parse_args(argv)

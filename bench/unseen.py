@@ -25,6 +25,9 @@ from accuracy import Case, grouped, outcome_cells, run_case  # bench/accuracy.py
 
 from nsvision.render.style import UNSEEN_PREFIX, get_style
 
+COUNT, SEED = 60, 9000
+"""The README's set: its size and first seed."""
+
 
 def plan(count: int, seed: int, style: str | None = None) -> list[Case]:
     """Two photos for every scan, over the strength sweep; style ``unseen-<i>`` for sheet ``i``, or
@@ -49,8 +52,8 @@ def summarise(rows: list[dict[str, Any]], label: str = "unseen") -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=60, help="sheets, each in its own style (default 60)")
-    ap.add_argument("--seed", type=int, default=9000, help="first seed (default 9000)")
+    ap.add_argument("--count", type=int, default=COUNT, help=f"sheets, each in its own style (default {COUNT})")
+    ap.add_argument("--seed", type=int, default=SEED, help=f"first seed (default {SEED})")
     ap.add_argument("--style", help="render every sheet in this named style (say mono, slate) instead of random prints")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     ap.add_argument("--out", help="per-sheet results (default bench/out/unseen.json, or unseen-STYLE.json)")
