@@ -218,7 +218,8 @@ def test_the_band_beside_a_section_running_along_the_thames_is_not_pencil() -> N
     report = analyze_sheet(sample.pages[0].image, CAL)
     assert ("2,4", "4,6") not in _read_sections(report)["blue"]
     assert report.total == sample.expected["total"]
-    assert "2,4-4,6" not in report.doubtful_sections
+    # Where its neighbour 0,3-1,4 leaves the band, the guide on the paper is not read as faint pencil.
+    assert not report.needs_review
 
 
 def test_a_grey_guide_beside_a_pale_band_is_not_pencil() -> None:

@@ -235,6 +235,12 @@ def straighten(
     banks = river_banks(density, game_map, ppp, river)
     ignore = dark | banks | borders | outside
     band, band_density = thames_band(background, river, ppp)
+    # The band's mask is widened to take in its blurred edge, and so takes in some paper beyond it:
+    # a guide there, measured as over the band, keeps the grey the band's level does not explain (a
+    # clean scan flagged faint pencil where a crossing leaves the band). Plain paper, with the marks
+    # narrower than ``PAPER_GAPS`` on it (a guide's dashes), is not band.
+    gaps = np.ones((PAPER_GAPS, PAPER_GAPS), np.uint8)
+    band = band & ~cv2.morphologyEx(plain.astype(np.uint8), cv2.MORPH_CLOSE, gaps).astype(bool)
     extra = clipped_loss(canon, background, ~(dark | river))
     # Paper clipped white is judged like any paper: where light (glare, a lamp's reflection) washes
     # the printed guides out, it washes light pencil out as well.
@@ -377,6 +383,9 @@ PAPER_REACH = 0.5
 """Lattice units: the side of the square around a pixel whose lightest place is taken for its paper."""
 PAPER_LIKE = 0.06
 """Optical density within which, in every channel, a pixel is as light as its paper."""
+PAPER_GAPS = 7
+"""Pixels (canonical frame): marks on plain paper narrower than this (a guide's dashes) count as paper
+where the Thames band's mask is trimmed to the band."""
 
 
 def plain_paper(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
