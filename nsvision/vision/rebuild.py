@@ -373,8 +373,7 @@ def rebuild(
         # The other lines that reach it do not matter when their pencil is far from the one seen,
         # unless it is a pencil of the band's own hue: drawn there, it would leave nothing to see.
         only = len(backed) == 1 and all(
-            _lead(_vec(evidence[s]), river_hues, backed[0], k) >= COLOUR_MARGIN_RIVER
-            and not (band is not None and _looks_like(hues[k], [np.asarray(band, dtype=np.float64)]))
+            _lead(_vec(evidence[s]), river_hues, backed[0], k) >= COLOUR_MARGIN_RIVER and not _like_band(hues[k], band)
             for k in present
             if k not in backed
         )
@@ -493,7 +492,7 @@ def rebuild(
                 # No join shows the line's pencil. On a band of that pencil's own hue (blue on a blue
                 # or teal band) a stroke leaves no mark: the one join across it is the likeliest,
                 # read as drawn in the best reading, still in doubt.
-                hides = band is not None and _looks_like(hues[colour], [np.asarray(band, dtype=np.float64)])
+                hides = _like_band(hues[colour], band)
                 across = [s for s in joins if _over_band(evidence[s])]
                 if hides and len(across) == 1:
                     _c, f, r, m = decided[across[0]]
@@ -520,7 +519,7 @@ def rebuild(
             # Marks that reach the stroke threshold on a fifth of it, in a colour the band itself
             # does not have (its edges' specks have), are pencil too: a stroke the band mostly hides.
             if ev.faint < FAINT_EXTENSION_SHARE_RIVER and (
-                ev.ink < FAINT_EXTENSION_INK or band is None or _looks_like(_vec(ev), [np.asarray(band, float)])
+                ev.ink < FAINT_EXTENSION_INK or band is None or _like_band(_vec(ev), band)
             ):
                 continue
             steady = ev.ink >= FAINT_EXTENSION_INK_RIVER or ev.faint >= FAINT_ALL_ALONG_RIVER
@@ -884,6 +883,12 @@ def _looks_like(v: np.ndarray, raws: list[np.ndarray]) -> bool:
         if norm > 1e-9 and float(chroma @ v) / norm >= LOOKS_ALIKE:
             return True
     return False
+
+
+def _like_band(v: np.ndarray, band: Sequence[float] | None) -> bool:
+    """Whether the colour ``v`` looks like the Thames band's own (a pencil of that hue leaves no mark
+    on it; marks of that hue there are the band's); False when no band was found."""
+    return band is not None and _looks_like(v, [np.asarray(band, dtype=np.float64)])
 
 
 def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Sequence[float]) -> set[Colour]:
