@@ -91,12 +91,23 @@ def unsharp(image: np.ndarray, amount: float, sigma: float) -> np.ndarray:
     return cv2.addWeighted(image, 1.0 + amount, blur, -amount, 0)
 
 
-def run_case(case: Case, sharpen: tuple[float, float] | None = None) -> dict[str, Any]:
-    cv2.setNumThreads(1)
+def prepared(case: Case, sharpen: tuple[float, float] | None = None) -> Sample:
+    """The case's sheet as the bench reads it: a photo given an unsharp mask first when ``sharpen``
+    (amount, sigma) is given."""
     sample = case.sample()
     if sharpen is not None and case.mode == "photo":
         sample = transformed(sample, lambda im: unsharp(im, *sharpen))
-    return {"case": case.__dict__, **read_sample(sample, "jpg" if case.mode == "photo" else "png")}
+    return sample
+
+
+def file_format(case: Case) -> str:
+    """The format the case's sheet is written in: a photo as JPEG, a scan as PNG."""
+    return "jpg" if case.mode == "photo" else "png"
+
+
+def run_case(case: Case, sharpen: tuple[float, float] | None = None) -> dict[str, Any]:
+    cv2.setNumThreads(1)
+    return {"case": case.__dict__, **read_sample(prepared(case, sharpen), file_format(case))}
 
 
 def transformed(sample: Sample, change: Callable[[np.ndarray], np.ndarray], quality: int | None = None) -> Sample:

@@ -33,7 +33,7 @@ import accuracy  # bench/accuracy.py, beside this script
 import cv2
 import robustness  # bench/robustness.py, beside this script
 import unseen  # bench/unseen.py, beside this script
-from accuracy import Case, judge, outcomes, plan, read_back, transformed, unsharp  # beside this script
+from accuracy import Case, file_format, judge, outcomes, plan, prepared, read_back  # beside this script
 
 from nsvision.calibration import load_calibration
 from nsvision.pipeline import SheetReport, decide
@@ -62,10 +62,9 @@ def reads(case: Case, name: str) -> list[tuple[str, Sample]]:
     variants; with the variant's name ("" for the sheet itself)."""
     if name == "robustness":
         return list(robustness.variants(case))
-    sample = case.sample()
     if name == "sharpened" and case.mode == "photo":
-        return [("sharpened", transformed(sample, lambda im: unsharp(im, *SHARPEN)))]
-    return [("", sample)]
+        return [("sharpened", prepared(case, SHARPEN))]
+    return [("", case.sample())]
 
 
 def store_case(case: Case, name: str) -> list[dict[str, Any]]:
@@ -73,7 +72,7 @@ def store_case(case: Case, name: str) -> list[dict[str, Any]]:
     cv2.setNumThreads(1)
     rows = []
     for variant, sample in reads(case, name):
-        result, _seconds = read_back(sample, "jpg" if case.mode == "photo" else "png")
+        result, _seconds = read_back(sample, file_format(case))
         row: dict[str, Any] = {"case": case.__dict__, "variant": variant, "expected": sample.expected}
         if not isinstance(result, SheetReport):
             rows.append({**row, "error": result.error.message})
