@@ -57,6 +57,15 @@ from nsvision.vision.detect import SegmentEvidence, pencil_hues
 Decision = tuple[Colour | None, float, str, float]
 """A section's reading while the rebuild works: colour (or none), confidence, reason, colour margin."""
 
+
+class ColourDoubt(str):
+    """A reason that questions only which pencil drew a section, not whether it is drawn.
+
+    The rules may settle such a doubt (see ``_settle_by_rules``); the reason's type says what kind
+    of doubt it is, so that how it is worded never changes what is decided.
+    """
+
+
 DRAWN = 0.5
 """Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
 EMPTY = 0.3
@@ -299,7 +308,7 @@ def _decide(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]) -> tuple[Dec
     first, second, margin = _colour_of(_vec(ev), hues)
     colour: Colour | None = first if ev.ink > (DRAWN + EMPTY) / 2 else None
     conf = _drawn_confidence(ev.ink)
-    reason = ""
+    reason: str = ""
     if conf < CONFIDENT:
         reason = f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})"
     elif colour is None and ev.ink >= GAPPED_INK and ev.span >= GAPPED_SPAN:
@@ -309,7 +318,7 @@ def _decide(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]) -> tuple[Dec
     elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if _over_band(ev) else COLOUR_MARGIN):
         # Scaled so that a margin just short of what is needed lands just below CONFIDENT.
         conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)
-        reason = f"colour between {first} and {second}"
+        reason = ColourDoubt(f"colour between {first} and {second}")
     return (colour, conf, reason, margin), first, second
 
 
@@ -384,9 +393,14 @@ def rebuild(
             decided[s] = (backed[0], _drawn_confidence(evidence[s].ink), "", m)
         elif support[c] == 0 and len(backed) == 1:
             # The structure's best guess, but still a guess: a person confirms it.
-            decided[s] = (backed[0], min(f, 0.8), f"colour over the Thames taken from the {backed[0]} line", m)
+            decided[s] = (
+                backed[0],
+                min(f, 0.8),
+                ColourDoubt(f"colour over the Thames taken from the {backed[0]} line"),
+                m,
+            )
         else:
-            decided[s] = (c, min(f, 0.6), r or f"colour over the Thames unclear (nearest {c})", m)
+            decided[s] = (c, min(f, 0.6), r or ColourDoubt(f"colour over the Thames unclear (nearest {c})"), m)
 
     # On paper under a coloured light, a light stroke takes on the tint the light gives the guides
     # (the print's faint marks on blank sections show it): of the lines that reach it, the pencils
@@ -415,7 +429,7 @@ def rebuild(
             alt = second_choice[s]
             alt_reached = _reachable(game_map.departure(alt), [t for t, d in decided.items() if d[0] == alt])
             if m < COLOUR_MARGIN and (s.a in alt_reached or s.b in alt_reached):
-                decided[s] = (alt, min(f, 0.8), f"colour between {colour} and {alt}; {alt} connects it", m)
+                decided[s] = (alt, min(f, 0.8), ColourDoubt(f"colour between {colour} and {alt}; {alt} connects it"), m)
             elif evidence[s].ink < STRONG or evidence[s].samples < SHORT_SAMPLES or evidence[s].short:
                 cut_off[s] = (colour, decided[s])
                 decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
@@ -441,7 +455,8 @@ def rebuild(
     # When those marks are plain on paper (ink, or faint marks along half of it on a sheet whose
     # blank sections show none), clearly of that hue, and no other join has any pencil, it is read
     # as drawn without doubt: a lightly drawn section, not a puzzle.
-    named_joins: dict[Section, tuple[Colour, Decision]] = {}
+    # Per section named: the line, its reading before, and the reading in doubt it was given.
+    named_joins: dict[Section, tuple[Colour, Decision, Decision]] = {}
     # Faint marks only mean something on a sheet whose blank sections are free of them: where the
     # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
     faint_means_pencil = not _faint_everywhere(decided, evidence)
@@ -477,9 +492,10 @@ def rebuild(
                 decided[best] = (colour, max(f, CONFIDENT), "", m)
                 continue
             for s in joins:
-                named_joins.setdefault(s, (colour, decided[s]))
                 c, f, r, m = decided[s]
-                decided[s] = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
+                doubt = (c, min(f, 0.6), f"would connect the two parts of the {colour} line", m)
+                named_joins.setdefault(s, (colour, decided[s], doubt))
+                decided[s] = doubt
             if best is None:
                 # Too little pencil on any join to call it drawn, but a line in pieces is joined
                 # somewhere: a join with faint marks of the line's hue, or of the hue next to it
@@ -562,9 +578,9 @@ def rebuild(
 
     if _settle_by_rules(decided, second_choice, evidence, game_map, options):
         # The mended line is whole: the blank sections named as its possible joins are blank again.
-        for s, (colour, before) in named_joins.items():
+        for s, (colour, before, doubt) in named_joins.items():
             if (
-                decided[s][2] == f"would connect the two parts of the {colour} line"
+                decided[s] == doubt
                 and before[1] >= CONFIDENT
                 and not _marked(evidence[s])
                 and not _parts(colour, decided, game_map)[1]
@@ -831,12 +847,12 @@ def _settle_by_rules(
         return False
     s, other = mends[0]
     c, f, r, m = decided[s]
-    only_colour = not r or r.startswith(("colour between", "colour over the Thames"))
+    only_colour = not r or isinstance(r, ColourDoubt)
     ev = evidence[s]
     if {c, other} in SURE_MENDS and only_colour and _over_band(ev) and _drawn_confidence(ev.ink) >= CONFIDENT:
         decided[s] = (other, CONFIDENT, "", m)
     else:
-        reason = f"colour between {c} and {other}; in {c} the lines would break the rules"
+        reason = ColourDoubt(f"colour between {c} and {other}; in {c} the lines would break the rules")
         decided[s] = (other, min(f, 0.8), reason, m)
     return True
 
@@ -852,7 +868,7 @@ def _reason(reason: str, confidence: float, colour: Colour | None, nearest: Colo
     """What a person is told about a section in doubt (never nothing); empty when it is not in doubt."""
     if confidence >= CONFIDENT:
         return ""
-    return reason or f"uncertain reading ({'drawn in ' + colour if colour else 'not drawn'}, nearest {nearest})"
+    return str(reason) or f"uncertain reading ({'drawn in ' + colour if colour else 'not drawn'}, nearest {nearest})"
 
 
 def _marked(ev: SegmentEvidence) -> bool:
