@@ -53,8 +53,9 @@ class Case:
     def label(self) -> str:
         return f"{self.style}/{self.mode}"
 
-    def sample(self) -> Sample:
-        """The rendered sheet of this case, with its ground truth."""
+    def sample(self, lines: bool = True) -> Sample:
+        """The rendered sheet of this case, with its ground truth (``lines=False``: the same picture
+        with the lines' pencil left off, see ``make_sample``)."""
         return make_sample(
             load_calibration(),
             self.seed,
@@ -63,6 +64,7 @@ class Case:
             strength=self.strength,
             violation=self.violation,
             pencils=self.pencils,
+            lines=lines,
         )
 
 

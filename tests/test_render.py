@@ -7,6 +7,7 @@ import math
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image, ImageOps
@@ -154,6 +155,30 @@ def test_draw_sheet_is_deterministic_and_pure(calibration: Calibration, drawn) -
     assert np.array_equal(again.image, sheet.image)
     assert not np.array_equal(draw_sheet(blank, network, calibration, 6).image, sheet.image)
     assert np.array_equal(blank.image, before)
+
+
+def test_a_sheet_without_its_lines_differs_from_it_only_by_the_strokes(calibration: Calibration) -> None:
+    # bench/visibility.py measures a stroke as the difference between the two pictures: everything
+    # else (the circled station, the score zone's writing, the camera's noise) must come out the same.
+    seed = 3
+    full = make_sample(calibration, seed, mode="photo", strength=0.5, megapixels=1.0, advanced=True)
+    bare = make_sample(calibration, seed, mode="photo", strength=0.5, megapixels=1.0, advanced=True, lines=False)
+    assert bare.expected == full.expected
+    page = full.pages[0]
+    diff = np.abs(page.image.astype(int) - bare.pages[0].image.astype(int)).max(axis=2)
+    assert (diff > 0).mean() > 0.005
+    # Beyond a drawn section's reach (in the picture, through the true map position) nothing changes
+    # but a blurred stroke's last level.
+    near = np.zeros(diff.shape, np.uint8)
+    network = network_from_dict(full.expected["network"])
+    h = page.sheet_to_image
+    reach = max(3, round(float(np.hypot(h[0, 0], h[1, 0])) * 6))  # px of 6 sheet units: width, bow, curl
+    for _, s in network.all_sections():
+        a, b = (np.array(calibration.sheet.lattice_to_sheet(*p)) for p in (s.a, s.b))
+        pts = np.array([[*a, 1.0], [*b, 1.0]]) @ h.T
+        (x0, y0), (x1, y1) = pts[:, :2] / pts[:, 2:]
+        cv2.line(near, (round(x0), round(y0)), (round(x1), round(y1)), 1, 2 * reach)
+    assert diff[~near.astype(bool)].max() <= 1
 
 
 def _darkening(blank: RenderedSheet, sheet: RenderedSheet, u: float, v: float, r_units: float = 2.0) -> np.ndarray:

@@ -111,12 +111,16 @@ def draw_sheet(
     seed: int,
     marks: SheetMarks | None = None,
     pencils: Mapping[Colour, RGB] = PENCIL_RGB,
+    *,
+    lines: bool = True,
 ) -> RenderedSheet:
     """A copy of ``sheet`` with the network drawn in coloured pencil and the marks written.
 
     ``marks=None`` writes the truthful marks of the network's score card; pass ``SheetMarks()``
     for none. ``pencils`` are the colours of the player's pencils (see ``PENCIL_SETS``). The same
-    seed always gives the same strokes.
+    seed always gives the same strokes. ``lines=False`` leaves the lines' pencil off the paper but
+    makes every random draw as before: the same sheet without its lines, pixel for pixel elsewhere
+    (how much of a stroke reaches a picture is the difference, see ``bench/visibility.py``).
     """
     if marks is None:
         from nsvision.game.scoring import score_network
@@ -128,7 +132,7 @@ def draw_sheet(
     pen = _Pen(img, sheet, hand, rng)
     for colour in LINE_COLOURS:
         for start, end in _drawing_order(network.sections(colour), calibration.map.departure(colour)):
-            pen.section(calibration, start, end, hand.pigments[colour])
+            pen.section(calibration, start, end, hand.pigments[colour], lay=lines)
     for colour, point in marks.circled_stations.items():
         pen.station_circle(calibration, point, hand.pigments[colour])
     mark_pigment = hand.mark_pigment(rng)
@@ -279,7 +283,8 @@ class _Pen:
 
     # ---- shapes ---------------------------------------------------------------------------------
 
-    def section(self, cal: Calibration, start: Point, end: Point, pigment: np.ndarray) -> None:
+    def section(self, cal: Calibration, start: Point, end: Point, pigment: np.ndarray, lay: bool = True) -> None:
+        """A section's passes; with ``lay=False`` every draw is made but nothing reaches the paper."""
         rng, hand = self.rng, self.hand
         r = cal.sheet.station_radius
         a = np.array(cal.sheet.lattice_to_sheet(*start))
@@ -312,7 +317,7 @@ class _Pen:
             path = a + np.outer(t, u) + np.outer(side, n)
             pressure = self._pressure(t, base)
             strokes.append((path, pressure))
-        self._deposit(strokes, pigment, hand.width)
+        self._deposit(strokes, pigment, hand.width, lay)
 
     def station_circle(self, cal: Calibration, point: Point, pigment: np.ndarray) -> None:
         rng = self.rng
@@ -427,8 +432,11 @@ class _Pen:
         side = self.rng.normal(0, wobble) * np.sin(np.pi * t) + self._wander(t * length, wobble * 0.4)
         return p + np.outer(t, d) + np.outer(side, n)
 
-    def _deposit(self, strokes: list[tuple[np.ndarray, np.ndarray]], pigment: np.ndarray, width: float) -> None:
-        """Render passes (path in sheet units, pressure per point) and lay them down as one pencil layer."""
+    def _deposit(
+        self, strokes: list[tuple[np.ndarray, np.ndarray]], pigment: np.ndarray, width: float, lay: bool = True
+    ) -> None:
+        """Render passes (path in sheet units, pressure per point) and lay them down as one pencil
+        layer (unless ``lay`` is False: then only the random draws are made)."""
         if not strokes:
             return
         ppu = self.ppu
@@ -453,7 +461,8 @@ class _Pen:
             a = mask.astype(np.float32) / 255
             streak = self._streaks(a.shape, p_px - (x0, y0))
             clear *= 1 - np.clip(a * (0.7 + 0.3 * streak) * self.rng.uniform(0.75, 0.95), 0, 1)
-        self._composite(1 - clear, (x0, y0), pigment)
+        if lay:
+            self._composite(1 - clear, (x0, y0), pigment)
 
     def _streaks(self, shape: tuple[int, ...], path_px: np.ndarray) -> np.ndarray:
         """Grain drawn out along the stroke: the tip leaves parallel tracks on the paper's tooth."""

@@ -104,6 +104,7 @@ def _render_page(
     megapixels: float | None,
     advanced: bool,
     pencils: str,
+    lines: bool = True,
 ) -> tuple[Degraded, dict[str, Any]]:
     network = _network(calibration, seed, violation, blank, advanced)
     card = score_network(network, calibration.map)
@@ -117,7 +118,8 @@ def _render_page(
         ppu = scan_px_per_unit(dpi)
     else:
         ppu = px_per_unit or CLEAN_PX_PER_UNIT
-    sheet = draw_sheet(render_blank(calibration, style, ppu), network, calibration, seed, marks, PENCIL_SETS[pencils])
+    blank_sheet = render_blank(calibration, style, ppu)
+    sheet = draw_sheet(blank_sheet, network, calibration, seed, marks, PENCIL_SETS[pencils], lines=lines)
     if mode == "photo":
         page = photo(sheet, calibration, seed, strength, frame, megapixels)
     elif mode == "scan":
@@ -161,6 +163,7 @@ def make_sample(
     megapixels: float | None = None,
     advanced: bool = False,
     pencils: str = "default",
+    lines: bool = True,
 ) -> Sample:
     """Render ``pages`` sheets (page ``i`` from seed ``seed + i * 100003``) and their ground truth.
 
@@ -171,6 +174,8 @@ def make_sample(
     ``megapixels`` scales the phone frame instead (same picture, smaller file). ``advanced``
     plays two shared objectives (ticked when met) and circles a station with the double-station
     pencil power on one or two lines. ``pencils`` names the player's pencil set (``PENCIL_SETS``).
+    ``lines=False`` renders the same picture with the lines' pencil left off (every random draw made
+    as before; the truth still describes the network that was not drawn).
     Raises ``ValueError`` naming the bad argument.
     """
     if mode not in MODES:
@@ -204,6 +209,7 @@ def make_sample(
             megapixels,
             advanced,
             pencils,
+            lines,
         )
         for i in range(pages)
     ]
