@@ -233,6 +233,18 @@ def test_a_grey_guide_beside_a_pale_band_is_not_pencil() -> None:
     assert not report.needs_review
 
 
+def test_purple_drawn_across_the_dark_band_on_its_light_guide_reads_purple() -> None:
+    # On the cream print's dark blue band the printed guide is lighter than the band: a stroke along
+    # a crossing lies on it. Left out as lighter than its surround, the guide took purple's red with
+    # it, and a purple crossing on a clean scan read as pink. Its colour is now what the band's blank
+    # guide, learnt from the sheet's other crossings, does not explain.
+    sample = make_sample(CAL, 111024, mode="scan", style="cream", strength=0.828)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert ("1,4", "2,3") in _read_sections(report)["purple"]
+    assert "1,4-2,3" not in report.doubtful_sections
+    assert report.total == sample.expected["total"]
+
+
 def test_an_overexposed_photo_of_a_small_tilted_map_is_found() -> None:
     # Brightened (gamma 0.6), the thin blurred rings of a map filling a corner of the frame stay
     # lighter than the usual ink levels all round: only a lighter level closes them.

@@ -14,6 +14,11 @@ the lines that run alongside the river), dark ink near the symbols. What the pri
 every section (the guide dashes) is explained away per sample by a non-negative fit of "print +
 one pencil"; with a calibrated print, its own blank sheet says what is under each sample.
 
+On the Thames band a section's guide is printed over the band, lighter than it: a stroke drawn
+along the section lies on it and is partly hidden as lighter than its surround. Deep in the band a
+mark's colour is taken from what the sheet's blank guide there (learnt from all its crossings,
+``_band_guide``) does not explain.
+
 Each section is then sampled between the two symbols (following a wobbling stroke sideways), and
 its raw measurements are kept: the share marked with pencil-like colour, the longest run, the
 strength, the median colour, the share over the Thames. Deciding is the rebuild stage's job.
@@ -674,6 +679,10 @@ class _Profiles:
     """Per sample: the calibrated blank's chroma density at the same place, when there is a blank."""
     colour_shift: dict[Section, np.ndarray] | None = None
     """Per sample: what the density lost to a clipped paper channel adds to the mark's chroma."""
+    band_colour: dict[Section, np.ndarray] | None = None
+    """Per sample deep in the Thames band: the chroma density of what the print there does not
+    explain (``_band_guide``), the colour a stroke on the band's printed guide really has; NaN
+    elsewhere."""
     presence: dict[Section, np.ndarray] | None = None
     """Per sample: the densest mark of any colour, grey included, across the section, averaged over
     ``HIDDEN_WINDOW`` (the printed guide's dashes, or pencil, show here wherever the map is seen);
@@ -730,6 +739,9 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     beyond = _sample_mask(straight.outside, xs, ys)
     n_off = len(offsets_center)
     centre = n_off // 2
+    inside = _sample_mask(_deep_in_band(straight.river), xs, ys) & ~ignored
+    guide = _band_guide(sampled, inside, n_off)
+    band_colour: dict[Section, np.ndarray] = {}
     out: dict[Section, np.ndarray] = {}
     valid: dict[Section, np.ndarray] = {}
     river: dict[Section, np.ndarray] = {}
@@ -769,6 +781,11 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
+        deep = inside[here].reshape(n_t, n_off)
+        if guide is not None and deep[:, centre].any():
+            rest = np.where(deep[..., None], block - guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
+            colour = _smooth_along(_chroma(np.clip(rest, 0.0, None)), deep[:, centre])
+            band_colour[s] = np.where(deep[:, centre, None], colour, np.nan)
         # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
         seen = np.abs(block).max(axis=(1, 2))[:, None]
         seen_here = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
@@ -787,8 +804,45 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         along,
         printed if blank is not None else None,
         shifts if lost is not None else None,
+        band_colour,
         presence,
     )
+
+
+BAND_DEEP = 4
+"""Pixels inside the Thames band's edge from which a sample is deep in the band: nearer, the
+band's blurred edge and its bends leave marks in the surround a mark is measured against."""
+
+BAND_STROKE_WIDTH = 2.5
+"""Samples across a section (2 px apart) that a stroke covers: what the guide does not explain,
+summed across the section, over this is about the stroke's density."""
+
+BAND_GUIDE_MIN = 200
+"""Fewest samples deep in the band, at one offset across the sections, to learn the print there."""
+
+
+def _deep_in_band(river: np.ndarray) -> np.ndarray:
+    """The Thames band found in the picture, less ``BAND_DEEP`` pixels at its edge."""
+    size = 2 * BAND_DEEP + 1
+    return cv2.erode(river.astype(np.uint8), np.ones((size, size), np.uint8)).astype(bool)
+
+
+def _band_guide(sampled: np.ndarray, inside: np.ndarray, n_off: int) -> np.ndarray | None:
+    """What the print puts under a section deep in the Thames band, at each offset across it.
+
+    A section crosses the band along its printed guide, and the guide is printed over the band:
+    lighter than the band in the channels the band absorbs, and sometimes darker in the others. A
+    stroke drawn along the section lies on it, so the stroke's colour is the guide's added to the
+    pencil's. Most crossings are not drawn: per offset across the section, the median over every
+    sample deep in the band is the blank guide seen there, blur and all. Subtracted offset by
+    offset and summed across the section, what is left does not depend on where exactly the guide
+    falls between two offsets. ``None`` when too few samples lie deep in the band (no band found).
+    """
+    block = sampled.reshape(-1, n_off, 3)
+    deep = inside.reshape(-1, n_off)
+    if (deep.sum(axis=0) < BAND_GUIDE_MIN).any():
+        return None
+    return np.stack([np.median(block[deep[:, o], o], axis=0) for o in range(n_off)]).astype(np.float32)
 
 
 SMOOTH = 0.1
@@ -1119,6 +1173,13 @@ def measure_sections(
             use = use & ~p.river[s]
         shift = p.colour_shift[s][use] if p.colour_shift is not None else None
         colours = None if shift is None else np.clip(marks[use] + shift, 0.0, None)
+        band = p.band_colour.get(s) if p.band_colour is not None else None
+        if band is not None:
+            # Deep in the band, a mark's colour is what the printed guide there does not explain,
+            # where that is itself a mark: elsewhere what is seen there is the guide's own.
+            here = band[use]
+            known = np.linalg.norm(np.nan_to_num(here), axis=1) >= FAINT_FRACTION * stroke_min
+            colours = np.where(known[:, None], here, marks[use] if colours is None else colours)
         ev = _evidence_one(s, marks[use], dirs, stroke_min, p.river[s][use], colours)
         share = float(p.river[s][use].mean()) if use.any() else 0.0
         return replace(ev, over_river=share, hidden=hidden.get(s, 0.0), short=s in short)
