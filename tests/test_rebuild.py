@@ -212,6 +212,25 @@ def test_over_the_thames_a_close_hue_is_settled_by_the_lines_that_reach_the_sect
     assert reading.sections[river].doubtful
 
 
+def test_over_the_dark_band_a_colour_halfway_between_two_lines_that_reach_it_stays_in_doubt() -> None:
+    # The cream print's dark blue band (its density over the paper, as measured on a photo). A colour
+    # halfway between green and blue is one only the blue pencil "explains" on that band, but it is
+    # halfway: both lines reach the section, so either may have drawn it (a shaken photo read a green
+    # stroke blue there, without doubt).
+    band = (0.90, 0.52, 0.02)
+    river = _section("2,3-2,4")
+    halfway = 0.5 * HUES["green"] + 0.5 * HUES["blue"]
+    assert _band_explains(halfway / np.linalg.norm(halfway), HUES, band) == {"blue"}
+    lines: dict[str, Colour] = {**OTHERS, "0,2-2,4": "green", "1,4-2,4": "blue", "2,4-2,5": "blue"}
+    reading = _read(lines, band=band, river=_ev(river, 1.0, halfway, over_river=1.0))
+    assert reading.sections[river].doubtful
+    # Nearer one hue than even paper needs, the band's account of the colour settles it.
+    bluish = 0.2 * HUES["green"] + 0.8 * HUES["blue"]
+    reading = _read(lines, band=band, river=_ev(river, 1.0, bluish, over_river=1.0))
+    assert reading.sections[river].colour == "blue"
+    assert not reading.sections[river].doubtful
+
+
 def test_a_partly_marked_section_holding_a_line_together_is_not_in_doubt() -> None:
     mid = _section("2,7-3,7")
     held = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, mid=_ev(mid, 0.45, HUES["purple"]))

@@ -357,7 +357,9 @@ def rebuild(
         if c is None or not _over_band(evidence[s]):
             continue
         support = _line_support(s, decided, evidence)
-        if band is not None and evidence[s].ink >= WEAK_SURE_INK:
+        # A colour so near halfway between two hues that even on paper it would be in doubt may be
+        # either pencil, whatever the band does to them: what the band explains does not settle it.
+        if band is not None and evidence[s].ink >= WEAK_SURE_INK and m >= COLOUR_MARGIN:
             able = _band_explains(_vec(evidence[s]), hues, band)
             reaching = [k for k in LINE_COLOURS if support[k] > 0 and k in able]
             if len(reaching) == 1:
