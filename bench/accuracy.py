@@ -224,11 +224,17 @@ def summarise(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_set_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options that choose this set and how it is read: ``--count``, ``--seed``, ``--workers``
+    (``plan(args.count, args.seed)``; also for ``bench/visibility.py``, which reads the same set)."""
     ap.add_argument("--count", type=int, default=COUNT, help=f"sheets in the set (default {COUNT})")
     ap.add_argument("--seed", type=int, default=SEED, help=f"first seed (default {SEED})")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_set_arguments(ap)
     ap.add_argument("--out", type=Path, default=Path("bench/out/accuracy.json"), help="per-sheet results")
     ap.add_argument(
         "--sharpen", default=None, help="AMOUNT,SIGMA: sharpen every photo with an unsharp mask before it is saved"

@@ -36,7 +36,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from accuracy import COUNT, SEED, Case, file_format, plan, read_back  # beside this script
+from accuracy import Case, add_set_arguments, file_format, plan, read_back  # beside this script
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import Section
@@ -155,9 +155,7 @@ def summarise(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=COUNT, help=f"sheets in the set (default {COUNT})")
-    ap.add_argument("--seed", type=int, default=SEED, help=f"first seed (default {SEED})")
-    ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
+    add_set_arguments(ap)
     ap.add_argument("--out", type=Path, default=Path("bench/out/visibility.json"), help="per-section results")
     args = ap.parse_args(argv)
     start = time.time()
