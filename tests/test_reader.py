@@ -245,6 +245,18 @@ def test_purple_drawn_across_the_dark_band_on_its_light_guide_reads_purple() -> 
     assert report.total == sample.expected["total"]
 
 
+def test_a_light_stroke_wholly_on_the_dark_bands_light_guide_is_seen_as_drawn() -> None:
+    # 4,5-4,6 lies wholly on the cream print's dark blue band, along its light guide. A light blue
+    # stroke on the guide leaves it lighter than the band: such samples were left out as no pencil,
+    # and the crossing read as blank, in doubt. Against the band's blank guide, learnt from the
+    # sheet's other crossings, the stroke is what the guide does not explain.
+    sample = make_sample(CAL, 111005, mode="scan", style="cream", strength=0.172)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert ("4,5", "4,6") in _read_sections(report)["blue"]
+    assert not report.needs_review
+    assert report.total == sample.expected["total"]
+
+
 def test_an_overexposed_photo_of_a_small_tilted_map_is_found() -> None:
     # Brightened (gamma 0.6), the thin blurred rings of a map filling a corner of the frame stay
     # lighter than the usual ink levels all round: only a lighter level closes them.

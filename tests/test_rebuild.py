@@ -193,6 +193,35 @@ def test_faint_marks_are_ignored_where_the_print_itself_leaves_them_everywhere()
     assert not reading.doubtful
 
 
+def test_on_a_sheet_with_faint_marks_everywhere_far_more_of_them_in_a_lines_hue_at_its_end_are_in_doubt() -> None:
+    nxt = _section("2,7-3,7")
+    # Blank guides show faint marks on up to 30 % of them: on 60 % of a section, plainly purple at
+    # the purple line's end, they are more than the print leaves, and a person should look.
+    light = _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6))
+    assert light.sections[nxt].colour is None
+    assert light.sections[nxt].doubtful
+    # Not when they are hardly more than on the blank sections, nor on a short section, nor in a
+    # colour halfway to another pencil's.
+    assert not _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.5)).doubtful
+    short = dataclasses.replace(_ev(nxt, 0.0, HUES["purple"], faint=0.9), samples=12)
+    assert not _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=short).doubtful
+    halfway = _ev(nxt, 0.0, HUES["purple"] + HUES["pink"], faint=0.6)
+    assert not _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=halfway).doubtful
+
+
+def test_over_the_thames_a_plain_colour_whose_line_reaches_it_is_not_unclear_for_another_line_reaching() -> None:
+    # Green ends at 2,4 and blue passes through it: plainly green and clearly drawn, the crossing is
+    # green's, though blue (the next hue to green) reaches it as well.
+    river = _section("2,3-2,4")
+    lines: dict[str, Colour] = {**OTHERS, "0,2-2,4": "green", "1,4-2,4": "blue", "2,4-2,5": "blue"}
+    reading = _read(lines, river=_ev(river, 1.0, HUES["green"], over_river=1.0))
+    assert reading.sections[river].colour == "green"
+    assert not reading.sections[river].doubtful
+    # Halfway between the two hues, it stays in doubt.
+    halfway = _ev(river, 1.0, HUES["green"] + HUES["blue"], over_river=1.0)
+    assert _read(lines, river=halfway).sections[river].doubtful
+
+
 def _between_purple_and_pink() -> np.ndarray:
     return 0.6 * HUES["purple"] + 0.4 * HUES["pink"]
 
@@ -264,6 +293,12 @@ def test_faint_marks_over_the_thames_at_a_line_end_are_put_in_doubt_on_any_sheet
         assert reading.sections[river].doubtful
     fainter = _read(green, river=_ev(river, 0.0, HUES["green"], faint=0.2, over_river=1.0))
     assert not fainter.doubtful
+    # On a band whose colour green pencil lacks, on 4 of the 14 positions of this short crossing
+    # (a light stroke, blurred); specks of the band's own colour as many are its texture.
+    light = _ev(river, 0.0, HUES["green"], faint=4 / 14, over_river=1.0)
+    assert _read(green, band=DARK_BLUE_BAND, river=light).sections[river].doubtful
+    specks = _ev(river, 0.0, np.array([0.92, 0.39, 0.0]), faint=4 / 14, over_river=1.0)
+    assert not _read(green, band=DARK_BLUE_BAND, river=specks).doubtful
 
 
 def test_faint_marks_all_along_a_river_section_at_a_station_inside_a_line_are_put_in_doubt() -> None:

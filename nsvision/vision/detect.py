@@ -769,6 +769,18 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             # beside it keeps it. Across the stroke, each channel's densest sample is the pencil's.
             dense = np.where((skip | lighter)[..., None], 0.0, np.clip(block, 0.0, None)).max(axis=1)
             picked = np.where(river[s][:, None], _chroma(dense), picked)
+        deep = inside[here].reshape(n_t, n_off)
+        rest = None
+        if guide is not None and deep[:, centre].any():
+            # What the band's blank guide does not explain, summed across the section (``_band_guide``).
+            rest = np.where(deep[..., None], block - guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
+            # Where the search across the section, wholly deep in the band, sees something lighter
+            # than the band, that is its light guide: pencil on it is what the guide does not
+            # explain (left out as lighter, the stroke there went unseen). Not where some channel is
+            # lighter than even the blank guide: another guide crosses this one there.
+            on_guide = (lighter & ~skip).any(axis=1) & deep.all(axis=1)
+            unexplained = np.where((rest.min(axis=1) < BRIGHTER)[:, None], 0.0, np.clip(rest, 0.0, None))
+            picked = np.where(on_guide[:, None], _chroma(unexplained), picked)
         if lost is not None:
             raw = np.clip(block[np.arange(n_t), pick], 0.0, None)
             more = lost[here].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
@@ -781,9 +793,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
-        deep = inside[here].reshape(n_t, n_off)
-        if guide is not None and deep[:, centre].any():
-            rest = np.where(deep[..., None], block - guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
+        if rest is not None:
             colour = _smooth_along(_chroma(np.clip(rest, 0.0, None)), deep[:, centre])
             band_colour[s] = np.where(deep[:, centre, None], colour, np.nan)
         # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
@@ -836,7 +846,9 @@ def _band_guide(sampled: np.ndarray, inside: np.ndarray, n_off: int) -> np.ndarr
     pencil's. Most crossings are not drawn: per offset across the section, the median over every
     sample deep in the band is the blank guide seen there, blur and all. Subtracted offset by
     offset and summed across the section, what is left does not depend on where exactly the guide
-    falls between two offsets. ``None`` when too few samples lie deep in the band (no band found).
+    falls between two offsets. What is left is a mark's colour there, and where the search across
+    a section sees the light guide, it is the mark itself. ``None`` when too few samples lie deep in
+    the band (no band found).
     """
     block = sampled.reshape(-1, n_off, 3)
     deep = inside.reshape(-1, n_off)

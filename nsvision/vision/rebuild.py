@@ -82,6 +82,9 @@ LONG_SAMPLES = 60
 """Measured positions from which a section is long (two lattice units and more)."""
 FAINT_EXTENSION_SHARE_RIVER = 0.3
 """The same over the Thames band, where pencil of the band's own hue leaves little more than faint marks."""
+FAINT_UNLIKE_BAND_SHARE = 0.25
+"""The same for faint marks there in a colour the band itself lacks (a short crossing: 4 of its 14
+positions; at 5, a light green stroke on the dark blue band went unflagged)."""
 LIGHT_EXTENSION_INK = 0.1
 """Marked share from which pencil of a line's hue leaving one of its stations is put in doubt when
 faint marks also cover ``LIGHT_EXTENSION_SHARE`` of it (a light stroke the picture's noise breaks up)."""
@@ -95,6 +98,18 @@ FAINT_BLANK_MAX = 0.25
 FAINT_EXTENSION_INK_RIVER = 0.05
 """The same over the Thames, where pencil shows less (and next to any line: its hue says little there),
 when faint marks cover at least ``FAINT_EXTENSION_SHARE_RIVER`` of it."""
+FAINT_CLEAR_END_SHARE = 0.45
+"""Share of a section with faint marks from which, on any sheet, they are looked at at the end of a
+line of their hue when they are plainly of it (``FAINT_CLEAR_END_MARGIN``), on a section of at least
+``FAINT_CLEAR_END_SAMPLES`` positions, and ``FAINT_CLEAR_END_LEAD`` above what nine in ten of the
+sheet's blank sections of that length show. On the 1,320 reads of the six development sets, 22
+such sections are drawn and 4 blank; one sheet more is flagged, and it was wrong without a flag."""
+FAINT_CLEAR_END_SAMPLES = 20
+"""Fewest measured positions of such a section: on shorter ones a few specks of print make a large share."""
+FAINT_CLEAR_END_LEAD = 0.25
+"""How much more of such a section than of the sheet's blank ones must show faint marks."""
+FAINT_CLEAR_END_MARGIN = 0.9
+"""Colour margin of such marks (how plainly they are of their hue rather than the next one)."""
 FAINT_LINE_INK = 0.08
 """Marked share that, at the departure station of a colour read as empty, puts a section in doubt."""
 GAPPED_INK = 0.12
@@ -401,6 +416,10 @@ def rebuild(
                 ColourDoubt(f"colour over the Thames taken from the {backed[0]} line"),
                 m,
             )
+        elif support[c] > 0 and m >= COLOUR_MARGIN_RIVER and evidence[s].ink >= WEAK_SURE_INK and not r:
+            # Clearly drawn, plainly of its line's river hue rather than the second one, and that line
+            # reaches it: the other lines that reach it do not make the colour unclear.
+            continue
         else:
             decided[s] = (c, min(f, 0.6), r or ColourDoubt(f"colour over the Thames unclear (nearest {c})"), m)
 
@@ -523,6 +542,7 @@ def rebuild(
     # or a branch, drawn lightly: a person should look. Over the Thames the hue of faint pencil says
     # little, so faint pencil there leaving any line's station is looked at.
     on_line, line_ends = _line_stations(decided)
+    blank_level = _faint_level(decided, evidence, FAINT_CLEAR_END_SAMPLES)
     for s, (c, f, _r, m) in list(decided.items()):
         ev = evidence[s]
         river = _over_band(ev)
@@ -534,10 +554,12 @@ def rebuild(
             # to any line's station when some reach the stroke threshold or they run all along it,
             # else at the end of a line whose pencil they are nearest or whose pencil can look like
             # them on this band (marks of another colour there are the band's own texture).
-            # Marks that reach the stroke threshold on a fifth of it, in a colour the band itself
-            # does not have (its edges' specks have), are pencil too: a stroke the band mostly hides.
-            if ev.faint < FAINT_EXTENSION_SHARE_RIVER and (
-                ev.ink < FAINT_EXTENSION_INK or band is None or _like_band(_vec(ev), band)
+            # Marks in a colour the band itself does not have (its edges' specks have) are pencil
+            # from a little less of it, and from a fifth of it when they reach the stroke threshold
+            # there: a stroke the band mostly hides.
+            own = band is None or _like_band(_vec(ev), band)
+            if ev.faint < (FAINT_EXTENSION_SHARE_RIVER if own else FAINT_UNLIKE_BAND_SHARE) and (
+                ev.ink < FAINT_EXTENSION_INK or own
             ):
                 continue
             steady = ev.ink >= FAINT_EXTENSION_INK_RIVER or ev.faint >= FAINT_ALL_ALONG_RIVER
@@ -553,6 +575,16 @@ def rebuild(
         elif faint_means_pencil and ev.faint >= FAINT_LONG_END_SHARE and ev.samples >= LONG_SAMPLES:
             # A long section lightly drawn shows its faint marks on only part of its length; of the
             # line's own hue at the line's end, that is more than a blank guide shows.
+            reach = line_ends
+        elif (
+            ev.faint >= max(FAINT_CLEAR_END_SHARE, blank_level + FAINT_CLEAR_END_LEAD)
+            and ev.samples >= FAINT_CLEAR_END_SAMPLES
+            and m >= FAINT_CLEAR_END_MARGIN
+        ):
+            # Even where the print leaves faint marks on many blank guides, faint marks on a section
+            # that is not short, over well more of it than on the sheet's blank sections of its
+            # kind and plainly of the hue of the line ending there, are that line going on lightly
+            # as often as not.
             reach = line_ends
         else:
             continue
@@ -930,8 +962,16 @@ def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Seque
 def _faint_everywhere(decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> bool:
     """Whether faint marks are common on the sheet's blank sections (a tinting light, a dark print):
     their 90th percentile share is above ``FAINT_BLANK_MAX``. True when no section is blank."""
-    blank = [ev.faint for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None]
-    return not blank or float(np.percentile(blank, 90)) > FAINT_BLANK_MAX
+    return _faint_level(decided, evidence) > FAINT_BLANK_MAX
+
+
+def _faint_level(
+    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], samples: int = 0
+) -> float:
+    """The 90th percentile share of faint marks on the sheet's blank sections of at least ``samples``
+    measured positions; 1 when there are none."""
+    blank = [ev.faint for t, ev in evidence.items() if ev.ink == 0 and decided[t][0] is None and ev.samples >= samples]
+    return float(np.percentile(blank, 90)) if blank else 1.0
 
 
 def _cast_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], tint: np.ndarray) -> set[Colour]:
