@@ -1146,7 +1146,8 @@ def measure_sections(
     A drawn section that crosses this one leaves a short stretch of pencil on it; where a
     crossing partner is clearly drawn, the stretch around the crossing point is not counted. Nor is
     the stretch that a pencil circle round one of its stations crosses (``circles``: station -> the
-    circle's radius in lattice units, see ``vision.circles``).
+    circle's radius in lattice units, see ``vision.circles``), nor, over the Thames band, the
+    stretch where another section's guide crosses it, drawn or not (``GUIDE_CROSSING_SKIP``).
 
     A section on paper, or one where the default gaps leave too little to see a light stroke (next
     to a departure disc, a big symbol), is also measured nearer its symbols, and the stronger
@@ -1197,19 +1198,45 @@ def measure_sections(
         return replace(ev, over_river=share, hidden=hidden.get(s, 0.0), short=s in short)
 
     def measure(s: Section, partners: list[Section]) -> SegmentEvidence:
-        ev = measure_in(profiles, cleaned[s], s, _crossed(profiles.along[s], s, partners, circles))
+        skip = _crossed(profiles.along[s], s, partners, circles)
+        if s in guide_crossings:
+            skip = guide_crossings[s] if skip is None else skip | guide_crossings[s]
+        ev = measure_in(profiles, cleaned[s], s, skip)
         if s not in near.delta:
             return ev
         closer = measure_in(near, near_cleaned[s], s, _crossed(near.along[s], s, partners, circles))
         return closer if (closer.ink, closer.faint) > (ev.ink, ev.faint) else ev
 
     hidden = _hidden_shares(profiles)
+    guide_crossings = _band_guide_crossings(profiles, game_map)
     first = {s: measure(s, []) for s in profiles.delta}
     out = dict(first)
     for s in profiles.delta:
         drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
         if drawn_partners:
             out[s] = measure(s, drawn_partners)
+    return out
+
+
+GUIDE_CROSSING_SKIP = 0.12
+"""Lattice units either side of where another section's guide crosses this one over the Thames band
+that are not measured: the two light guides fill much of the surround a mark is measured against
+there (``MEDIAN_WIDTH``), which then looks lighter than the band, and the band beside them like pencil."""
+
+
+def _band_guide_crossings(profiles: _Profiles, game_map: GameMap) -> dict[Section, np.ndarray]:
+    """Per section, its samples near where a crossing partner's guide crosses it over the band."""
+    out: dict[Section, np.ndarray] = {}
+    for s, along in profiles.along.items():
+        if not profiles.river[s].any():
+            continue
+        near = np.zeros(len(along), dtype=bool)
+        for t in game_map.crossing_partners.get(s, frozenset()):
+            at = _crossing_at(s, t)
+            if profiles.river[s][int(np.argmin(np.abs(along - at)))]:
+                near |= np.abs(along - at) < GUIDE_CROSSING_SKIP
+        if near.any():
+            out[s] = near
     return out
 
 
