@@ -102,8 +102,9 @@ FAINT_CLEAR_END_SHARE = 0.45
 """Share of a section with faint marks from which, on any sheet, they are looked at at the end of a
 line of their hue when they are plainly of it (``FAINT_CLEAR_END_MARGIN``), on a section of at least
 ``FAINT_CLEAR_END_SAMPLES`` positions, and ``FAINT_CLEAR_END_LEAD`` above what nine in ten of the
-sheet's blank sections of that length show. On the 1,320 reads of the six development sets, 22
-such sections are drawn and 4 blank; one sheet more is flagged, and it was wrong without a flag."""
+sheet's blank sections of that length show. On the 1,320 reads of the six development sets (at
+89b4360), 22 such sections are drawn and 4 blank; one sheet more is flagged, and it was wrong
+without a flag."""
 FAINT_CLEAR_END_SAMPLES = 20
 """Fewest measured positions of such a section: on shorter ones a few specks of print make a large share."""
 FAINT_CLEAR_END_LEAD = 0.25
