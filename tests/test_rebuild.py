@@ -201,12 +201,14 @@ def test_on_a_sheet_with_faint_marks_everywhere_far_more_of_them_in_a_lines_hue_
     assert light.sections[nxt].colour is None
     assert light.sections[nxt].doubtful
     # Not when they are hardly more than on the blank sections, nor on a short section, nor in a
-    # colour halfway to another pencil's.
+    # colour only nearer purple than pink (a colour margin of about 0.6).
     assert not _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.5)).doubtful
     short = dataclasses.replace(_ev(nxt, 0.0, HUES["purple"], faint=0.9), samples=12)
     assert not _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=short).doubtful
-    halfway = _ev(nxt, 0.0, HUES["purple"] + HUES["pink"], faint=0.6)
-    assert not _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=halfway).doubtful
+    leaning = _ev(nxt, 0.0, 0.8 * HUES["purple"] + 0.2 * HUES["pink"], faint=0.6)
+    reading = _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=leaning)
+    assert reading.sections[nxt].nearest == "purple"
+    assert not reading.doubtful
 
 
 def test_over_the_thames_a_plain_colour_whose_line_reaches_it_is_not_unclear_for_another_line_reaching() -> None:
