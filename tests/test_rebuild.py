@@ -219,6 +219,12 @@ def test_over_the_thames_a_plain_colour_whose_line_reaches_it_is_not_unclear_for
     reading = _read(lines, river=_ev(river, 1.0, HUES["green"], over_river=1.0))
     assert reading.sections[river].colour == "green"
     assert not reading.sections[river].doubtful
+    # Marked on only part of it (where another guide crosses it, the band is not measured), a
+    # crossing that carries its line on from 2,3 is as plain.
+    carried: dict[str, Colour] = {**OTHERS, "2,3-3,2": "green", "1,4-2,4": "blue", "2,4-2,5": "blue"}
+    part = _read(carried, river=_ev(river, 0.6, HUES["green"], over_river=1.0))
+    assert part.sections[river].colour == "green"
+    assert not part.sections[river].doubtful
     # Halfway between the two hues, it stays in doubt.
     halfway = _ev(river, 1.0, HUES["green"] + HUES["blue"], over_river=1.0)
     assert _read(lines, river=halfway).sections[river].doubtful
