@@ -267,6 +267,20 @@ def test_where_two_light_guides_cross_on_the_dark_band_no_pencil_is_seen() -> No
     assert not report.needs_review
 
 
+def test_a_blank_guide_leaving_the_dark_band_is_not_pencil(tmp_path: Path) -> None:
+    # 7,5-8,4 crosses the cream print's dark blue band near its edge. Within a few pixels of the
+    # edge the guide printed on the paper still shows, but it was measured against the band's own
+    # print: a third of this short blank crossing read as pencil next to the pink line, and this
+    # photo, read right, was flagged for it.
+    sample = make_sample(CAL, 101075, mode="photo", style="cream", strength=0.949)
+    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
+    report = analyze_file(image, CAL)[0]
+    assert ("7,5", "8,4") not in {t for c in LINE_COLOURS for t in _true_sections(sample.expected)[c]}
+    assert "7,5-8,4" not in report.doubtful_sections
+    assert not report.needs_review
+    assert report.total == sample.expected["total"]
+
+
 def test_an_overexposed_photo_of_a_small_tilted_map_is_found() -> None:
     # Brightened (gamma 0.6), the thin blurred rings of a map filling a corner of the frame stay
     # lighter than the usual ink levels all round: only a lighter level closes them.

@@ -687,6 +687,9 @@ class _Profiles:
     """Per sample: the densest mark of any colour, grey included, across the section, averaged over
     ``HIDDEN_WINDOW`` (the printed guide's dashes, or pencil, show here wherever the map is seen);
     0 where nothing of the map can show, NaN where it is not judged (see ``_hidden_shares``)."""
+    band_edge: dict[Section, np.ndarray] | None = None
+    """Per sample: in the Thames zone but within ``BAND_DEEP`` of the band's edge, where the guide
+    printed on the paper beside the band may still be what is seen."""
 
 
 def _sample_positions(
@@ -747,6 +750,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     river: dict[Section, np.ndarray] = {}
     printed: dict[Section, np.ndarray] = {}
     presence: dict[Section, np.ndarray] = {}
+    band_edge: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
         here = slice(pos, pos + n_t * n_off)
@@ -770,6 +774,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             dense = np.where((skip | lighter)[..., None], 0.0, np.clip(block, 0.0, None)).max(axis=1)
             picked = np.where(river[s][:, None], _chroma(dense), picked)
         deep = inside[here].reshape(n_t, n_off)
+        band_edge[s] = river[s] & ~deep[:, centre]
         rest = None
         if guide is not None and deep[:, centre].any():
             # What the band's blank guide does not explain, summed across the section (``_band_guide``).
@@ -816,6 +821,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         shifts if lost is not None else None,
         band_colour,
         presence,
+        band_edge,
     )
 
 
@@ -1171,8 +1177,19 @@ def measure_sections(
     zones = _zone_levels(profiles) if profiles.printed is None else {}
 
     def cleaned_of(p: _Profiles) -> dict[Section, np.ndarray]:
-        levels = p.printed if p.printed is not None else _print_levels(p, zones)
-        return {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
+        if p.printed is not None:
+            return {s: _explain_print(d, p.printed[s], dirs) for s, d in p.delta.items()}
+        levels = _print_levels(p, zones)
+        out = {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
+        # At the band's edge the guide printed on the paper beside it may be what is seen: what the
+        # paper's print explains there is print as well (else a blank guide leaving the band reads as
+        # a short stretch of pencil, a third of a short crossing).
+        for s, edge in (p.band_edge or {}).items():
+            if edge.any():
+                paper = _explain_print(p.delta[s][edge], np.broadcast_to(zones[s][0], (int(edge.sum()), 3)), dirs)
+                keep = np.linalg.norm(paper, axis=1) < np.linalg.norm(out[s][edge], axis=1)
+                out[s][np.flatnonzero(edge)[keep]] = paper[keep]
+        return out
 
     cleaned, near_cleaned = cleaned_of(profiles), cleaned_of(near)
     noise = _noise_level(cleaned, profiles)
