@@ -12,7 +12,9 @@ Those print marks are removed where the map data says they are, whatever the pri
 each station's radially symmetric ring and halo, the district borders, the Thames' banks (found as
 the lines that run alongside the river), dark ink near the symbols. What the print puts under
 every section (the guide dashes) is explained away per sample by a non-negative fit of "print +
-one pencil"; with a calibrated print, its own blank sheet says what is under each sample.
+one pencil"; with a calibrated print, its own blank sheet says what is under each sample. Within a
+few pixels of the Thames band's edge, the paper's print or the band's may be what is seen: the one
+that explains more is taken away.
 
 On the Thames band a section's guide is printed over the band, lighter than it: a stroke drawn
 along the section lies on it and is partly hidden as lighter than its surround. Deep in the band a
