@@ -6,7 +6,7 @@ shown to change no reading at all.
     python3 bench/reread.py store accuracy     # the accuracy set's 240 sheets, read once (~6 min on 2 cores)
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
     python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
-    python3 bench/reread.py store robustness   # bench/robustness.py's 720 reads (~11 min)
+    python3 bench/reread.py store robustness   # bench/robustness.py's 760 reads (~14 min)
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
 
@@ -72,7 +72,8 @@ def store_case(case: Case, name: str) -> list[dict[str, Any]]:
     cv2.setNumThreads(1)
     rows = []
     for variant, sample in reads(case, name):
-        result, _seconds = read_back(sample, file_format(case))
+        fmt = robustness.file_format_of(variant) if name == "robustness" else file_format(case)
+        result, _seconds = read_back(sample, fmt)
         row: dict[str, Any] = {"case": case.__dict__, "variant": variant, "expected": sample.expected}
         if not isinstance(result, SheetReport):
             rows.append({**row, "error": result.error.message})

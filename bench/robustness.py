@@ -5,14 +5,15 @@ pictures go through more: the phone sharpens and denoises, the white balance mis
 sends the picture shrinks it and compresses it hard, a hand shakes. This bench renders photos from
 the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
-``analyze_file``). Four more reads leave something on the sheet (a pen over a line's last section,
+``analyze_file``). One more read saves the photo as it left the camera model, without the JPEG (a
+PNG). Four more reads leave something on the sheet (a pen over a line's last section,
 a green pencil across the map), cut part of the map off the picture, or wash a line's end out with
 glare; three more draw the same sheet with other pencil sets (the reader was tuned on one).
 Reported per change:
 sheets, maps found, totals exactly right, sheets fully right, flagged for review, and wrong without
 a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 18 changes, about 17 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 19 reads, about 18 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
 """
 
@@ -77,6 +78,16 @@ VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
     "overexposed (gamma 0.6)": (_gamma(0.6), None),
 }
 """Each change: a function of the RGB pixels, and the JPEG quality it is saved at (None: the photo's own)."""
+
+
+LOSSLESS = "saved as PNG, not JPEG"
+"""The photo's pixels as the renderer's camera left them, saved losslessly: its sensor noise, which a
+phone's JPEG (its chroma subsampling) mostly takes out of the colour, is all there."""
+
+
+def file_format_of(variant: str) -> str:
+    """The format a read of ``variant`` is saved in: PNG for ``LOSSLESS``, the phone's JPEG otherwise."""
+    return "png" if variant == LOSSLESS else "jpg"
 
 
 Ends = Callable[[Sample], tuple[np.ndarray, np.ndarray]]
@@ -191,6 +202,7 @@ def variants(case: Case) -> Iterator[tuple[str, Sample]]:
     sample = case.sample()
     for name, (change, quality) in VARIANTS.items():
         yield name, transformed(sample, change, quality)
+    yield LOSSLESS, sample
     for name, lay in OBJECTS.items():
         yield name, lay(sample)
     for name, kind in PENCILS.items():
@@ -200,7 +212,10 @@ def variants(case: Case) -> Iterator[tuple[str, Sample]]:
 def run_case(case: Case) -> list[dict[str, Any]]:
     """Every read of one photo (see ``variants``)."""
     cv2.setNumThreads(1)
-    return [{"case": case.__dict__, "variant": name, **read_sample(sample, "jpg")} for name, sample in variants(case)]
+    return [
+        {"case": case.__dict__, "variant": name, **read_sample(sample, file_format_of(name))}
+        for name, sample in variants(case)
+    ]
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:
@@ -208,7 +223,7 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "| change | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in [*VARIANTS, *OBJECTS, *PENCILS]:
+    for name in [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS]:
         rs = [r for r in rows if r["variant"] == name]
         lines.append(f"| {name} | {len(rs)} | {sum('error' not in r for r in rs)} | {outcome_cells(rs)} |")
     return "\n".join(lines)

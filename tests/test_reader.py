@@ -281,6 +281,19 @@ def test_a_blank_guide_leaving_the_dark_band_is_not_pencil(tmp_path: Path) -> No
     assert report.total == sample.expected["total"]
 
 
+def test_a_warm_light_across_the_sheet_tints_its_guides_not_its_pencil() -> None:
+    # A warm light on the right of this photo tints the printed guides there, and the reader learns
+    # the guides' tint across the sheet from its blank sections. Read from the camera's pixels
+    # (their colour noise not smoothed by a JPEG), the sections on the warm side were left out of
+    # that fit as too far from the sheet's median tint, and every guide there read as light pencil:
+    # 16 sections in doubt, a total 35 too high.
+    sample = make_sample(CAL, 101075, mode="photo", style="cream", strength=0.949)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert report.total == sample.expected["total"]
+    assert _read_sections(report) == _true_sections(sample.expected)
+    assert not report.needs_review
+
+
 def test_an_overexposed_photo_of_a_small_tilted_map_is_found() -> None:
     # Brightened (gamma 0.6), the thin blurred rings of a map filling a corner of the frame stay
     # lighter than the usual ink levels all round: only a lighter level closes them.

@@ -942,8 +942,11 @@ def _longest_run(mask: np.ndarray) -> int:
 LEVEL_FIT_MIN = 30
 """Fewest undrawn-looking sections on paper to fit the print's level across the sheet."""
 
-LEVEL_OUTLIER = 1.5
-"""A section whose level is further than this many typical levels from the sheet's is not print."""
+LEVEL_OUTLIER = 2.0
+"""A section whose level is further than this many typical levels from the sheet's is not print, at
+first (the fit's seed; the fit itself then keeps what it explains). A light from one side tints the
+guides there well away from the sheet's median: at 1.5 the seed left most of a warm side out, the
+fit never learnt its tint, and every blank guide there read as light pencil."""
 
 LEVEL_RESIDUAL = 3.0
 """Refitting drops sections further from the fit than this many median residuals (pencil)."""
