@@ -1191,9 +1191,9 @@ def measure_sections(
         # a short stretch of pencil, a third of a short crossing).
         for s, edge in (p.band_edge or {}).items():
             if edge.any():
-                paper = _explain_print(p.delta[s][edge], np.broadcast_to(zones[s][0], (int(edge.sum()), 3)), dirs)
-                keep = np.linalg.norm(paper, axis=1) < np.linalg.norm(out[s][edge], axis=1)
-                out[s][np.flatnonzero(edge)[keep]] = paper[keep]
+                paper = _explain_print(p.delta[s], np.broadcast_to(zones[s][0], p.delta[s].shape), dirs)
+                less = edge & (np.linalg.norm(paper, axis=1) < np.linalg.norm(out[s], axis=1))
+                out[s] = np.where(less[:, None], paper, out[s])
         return out
 
     cleaned, near_cleaned = cleaned_of(profiles), cleaned_of(near)
