@@ -20,7 +20,7 @@ from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
 from nsvision.game.board import LINE_COLOURS, parse_section_name
 from nsvision.pipeline import SectionFix, SheetReport, analyze_file, analyze_sheet, decide
-from nsvision.render.sample import make_sample, write_sample
+from nsvision.render.sample import Sample, make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
 from nsvision.vision.load import load_page
 from nsvision.vision.register import register
@@ -267,12 +267,18 @@ def test_where_two_light_guides_cross_on_the_dark_band_no_pencil_is_seen() -> No
     assert not report.needs_review
 
 
-def test_a_blank_guide_leaving_the_dark_band_is_not_pencil(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def warm_cream_photo() -> Sample:
+    """A `cream` photo lit warm from the right; its blank 7,5-8,4 crosses the band near its edge."""
+    return make_sample(CAL, 101075, mode="photo", style="cream", strength=0.949)
+
+
+def test_a_blank_guide_leaving_the_dark_band_is_not_pencil(tmp_path: Path, warm_cream_photo: Sample) -> None:
     # 7,5-8,4 crosses the cream print's dark blue band near its edge. Within a few pixels of the
     # edge the guide printed on the paper still shows, but it was measured against the band's own
     # print: a third of this short blank crossing read as pencil next to the pink line, and this
     # photo, read right, was flagged for it.
-    sample = make_sample(CAL, 101075, mode="photo", style="cream", strength=0.949)
+    sample = warm_cream_photo
     image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
     report = analyze_file(image, CAL)[0]
     assert ("7,5", "8,4") not in {t for c in LINE_COLOURS for t in _true_sections(sample.expected)[c]}
@@ -281,13 +287,13 @@ def test_a_blank_guide_leaving_the_dark_band_is_not_pencil(tmp_path: Path) -> No
     assert report.total == sample.expected["total"]
 
 
-def test_a_warm_light_across_the_sheet_tints_its_guides_not_its_pencil() -> None:
+def test_a_warm_light_across_the_sheet_tints_its_guides_not_its_pencil(warm_cream_photo: Sample) -> None:
     # A warm light on the right of this photo tints the printed guides there, and the reader learns
     # the guides' tint across the sheet from its blank sections. Read from the camera's pixels
     # (their colour noise not smoothed by a JPEG), the sections on the warm side were left out of
     # that fit as too far from the sheet's median tint, and every guide there read as light pencil:
     # 16 sections in doubt, a total 35 too high.
-    sample = make_sample(CAL, 101075, mode="photo", style="cream", strength=0.949)
+    sample = warm_cream_photo
     report = analyze_sheet(sample.pages[0].image, CAL)
     assert report.total == sample.expected["total"]
     assert _read_sections(report) == _true_sections(sample.expected)
