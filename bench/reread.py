@@ -7,6 +7,7 @@ shown to change no reading at all.
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
     python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
     python3 bench/reread.py store robustness   # bench/robustness.py's 760 reads (~14 min)
+    python3 bench/reread.py store twice        # 40 photos, each with one section drawn in two pencils
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
 
@@ -39,7 +40,10 @@ from nsvision.calibration import load_calibration
 from nsvision.pipeline import SheetReport, decide
 from nsvision.render.sample import Sample
 
-SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "robustness")
+SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "robustness", "twice")
+TWICE = 40, 60_000
+"""The ``twice`` set: its size and first seed. Photos of both styles across the strength sweep, each
+breaking ``drawn_twice`` (the accuracy set has four such sheets, too few to judge that rule by)."""
 SHARPEN = (1.0, 1.5)
 """The unsharp mask of the README's sharpened photos (amount, sigma in px)."""
 
@@ -54,6 +58,13 @@ def cases(name: str) -> list[Case]:
         return robustness.photos(robustness.COUNT, accuracy.SEED)
     if name == "unseen":
         return unseen.plan(unseen.COUNT, unseen.SEED)
+    if name == "twice":
+        count, seed = TWICE
+        styles = ("print", "cream")
+        return [
+            Case(seed + i, "photo", styles[i % 2], round((i // 2) / (count // 2 - 1), 3), "drawn_twice")
+            for i in range(count)
+        ]
     return unseen.plan(unseen.COUNT, unseen.SEED, name)
 
 

@@ -170,8 +170,14 @@ def _fix_command(sheet: Mapping[str, Any]) -> str:
 
     network = sheet.get("network", {})
     page = sheet.get("page", 1)
-    read = {"-".join(pair): colour for colour, pairs in network.get("lines", {}).items() for pair in pairs}
-    fixes = [fix_option(name, read.get(name), page) for name in doubtful]
+    read: dict[str, list[str]] = {}
+    for colour, pairs in network.get("lines", {}).items():
+        for pair in pairs:
+            read.setdefault("-".join(pair), []).append(colour)
+    fixes = []
+    for name in doubtful:
+        colours = read.get(name, [])
+        fixes.append(fix_option(name, colours[0] if colours else None, page, colours[1] if len(colours) > 1 else None))
     if circles:
         fixes += [circle_fix_option(c, station, page) for c, station in network.get("doubled_stations", {}).items()]
     command = " ".join(["nsvision score", shlex.quote(str(sheet["source"])), *fixes])

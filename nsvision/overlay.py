@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from nsvision.errors import InputError
-from nsvision.game.board import LINE_COLOURS, parse_section_name, parse_station_name
+from nsvision.game.board import LINE_COLOURS, Colour, Section, parse_section_name, parse_station_name
 from nsvision.pipeline import SheetReport
 
 _BGR = {"purple": (150, 40, 110), "blue": (220, 120, 0), "pink": (130, 30, 235), "green": (40, 170, 40)}
@@ -19,8 +19,9 @@ SCALE = 2
 def render_overlay(report: SheetReport) -> np.ndarray:
     """A BGR image of the straightened map with each read line, doubtful sections and rule breaks marked.
 
-    Legend: solid lines = read sections in their colour; dashed orange with "?" = in doubt; thin
-    dotted orange = read as not drawn, worth a look on a sheet that needs review;
+    Legend: solid lines = read sections in their colour (two thin ones side by side: drawn in both);
+    dashed orange with "?" = in doubt; thin dotted orange = read as not drawn, worth a look on a sheet
+    that needs review;
     red rings/crosses = stations or sections named by a violation; grey rings = station symbols
     that registration had to predict (not seen). Sections in doubt or worth a look are labelled
     with their name, and the lattice's columns and rows are numbered in the margin.
@@ -37,9 +38,21 @@ def render_overlay(report: SheetReport) -> np.ndarray:
         return int(round(x * SCALE)), int(round(y * SCALE))
 
     width = max(3, st.px_per_pitch * SCALE // 14)
+    # A section drawn twice shows both pencils side by side, each half the width.
+    drawn_in: dict[Section, list[Colour]] = {}
+    for colour, s in report.network.all_sections():
+        drawn_in.setdefault(s, []).append(colour)
     for colour in LINE_COLOURS:
         for s in report.network.sections(colour):
-            cv2.line(img, px(s.a), px(s.b), _BGR[colour], width, cv2.LINE_AA)
+            both = drawn_in[s]
+            if len(both) == 1:
+                cv2.line(img, px(s.a), px(s.b), _BGR[colour], width, cv2.LINE_AA)
+                continue
+            a, b = np.array(px(s.a), float), np.array(px(s.b), float)
+            side = np.array([a[1] - b[1], b[0] - a[0]]) / max(float(np.linalg.norm(b - a)), 1e-9)
+            shift = side * width * (both.index(colour) - (len(both) - 1) / 2) / 2
+            p0, p1 = tuple((a + shift).astype(int)), tuple((b + shift).astype(int))
+            cv2.line(img, p0, p1, _BGR[colour], max(2, width // 2), cv2.LINE_AA)
     if report.reading is not None:
         for r in report.reading.doubtful:
             a, b = np.array(px(r.section.a), float), np.array(px(r.section.b), float)

@@ -62,6 +62,8 @@ class SectionFix:
     """The pencil drawn on it, or None: not drawn."""
     page: int | None = None
     """The page of a PDF it concerns; None: every page (a single picture)."""
+    also: Colour | None = None
+    """A second pencil drawn along it as well (the section is drawn twice, a rule broken)."""
 
 
 @dataclass(frozen=True)
@@ -80,13 +82,15 @@ Fix = SectionFix | CircleFix
 """What a person says after a review: a section's pencil, or a line's circled station."""
 
 FIX_FORM = (
-    "expected [PAGE:]x,y-x,y=COLOUR for a section (e.g. 2,3-2,4=green or 2:4,5-4,6=none) "
+    "expected [PAGE:]x,y-x,y=COLOUR for a section (e.g. 2,3-2,4=green, 2,3-2,4=green+pink if drawn in "
+    "both, or 2:4,5-4,6=none) "
     "or [PAGE:]COLOUR=x,y for the station circled in a line's pencil (e.g. green=5,3 or green=none)"
 )
 
 
 def parse_fix(text: str, game_map: GameMap) -> Fix:
-    """``[PAGE:]x,y-x,y=COLOUR`` (COLOUR one of purple, blue, pink, green or none): a section; or
+    """``[PAGE:]x,y-x,y=COLOUR`` (COLOUR one of purple, blue, pink, green or none; two colours joined
+    by ``+`` for a section drawn in both): a section; or
     ``[PAGE:]COLOUR=x,y`` (or ``=none``): the station circled in that line's pencil.
 
     Raises ``ValueError`` saying what is wrong and what is expected.
@@ -118,19 +122,25 @@ def parse_fix(text: str, game_map: GameMap) -> Fix:
         raise ValueError(f"{text!r}: {exc} ({FIX_FORM})") from None
     if section not in game_map.section_set:
         raise ValueError(f"{text!r}: {section.name} is not a section of the map (a section joins two stations)")
-    if value not in (*LINE_COLOURS, "none"):
-        raise ValueError(f"{text!r}: the colour must be one of {', '.join(LINE_COLOURS)} or none")
-    return SectionFix(section, None if value == "none" else value, page)  # type: ignore[arg-type]
+    colours = [c.strip() for c in value.split("+")]
+    if value == "none":
+        return SectionFix(section, None, page)
+    if len(colours) > 2 or any(c not in LINE_COLOURS for c in colours) or len(set(colours)) < len(colours):
+        raise ValueError(
+            f"{text!r}: the colour must be one of {', '.join(LINE_COLOURS)} or none, or two different colours "
+            "joined by + for a section drawn in both"
+        )
+    return SectionFix(section, colours[0], page, colours[1] if len(colours) == 2 else None)  # type: ignore[arg-type]
 
 
 def _fix_text(what: str, said: str | None, page: int) -> str:
     return f"--fix {f'{page}:' if page > 1 else ''}{what}={said or 'none'}"
 
 
-def fix_option(section: str, colour: str | None, page: int = 1) -> str:
+def fix_option(section: str, colour: str | None, page: int = 1, also: str | None = None) -> str:
     """The ``--fix`` option that says ``section`` (``"x,y-x,y"``) is drawn in ``colour`` (None: not
-    drawn) on ``page``: what ``parse_fix`` reads back."""
-    return _fix_text(section, colour, page)
+    drawn; and in ``also`` too, when drawn twice) on ``page``: what ``parse_fix`` reads back."""
+    return _fix_text(section, f"{colour}+{also}" if colour and also else colour, page)
 
 
 def circle_fix_option(colour: str, station: str | None, page: int = 1) -> str:
@@ -283,7 +293,9 @@ def _depends_on(reading: Reading, card: ScoreCard, calibration: Calibration) -> 
     base = _fields(card)
     for r in reading.doubtful:
         lines = {c: list(reading.network.sections(c)) for c in LINE_COLOURS}
-        if r.colour is not None:
+        if r.also is not None:  # the other way: drawn in one pencil only
+            lines[r.also] = [s for s in lines[r.also] if s != r.section]
+        elif r.colour is not None:
             lines[r.colour] = [s for s in lines[r.colour] if s != r.section]
         else:
             lines[r.nearest].append(r.section)
@@ -432,7 +444,8 @@ def decide(
     here = [f for f in fixes if f.page in (None, measured.page)]
     mine = {f.section: f.colour for f in here if isinstance(f, SectionFix)}
     if mine:
-        reading = settle_by_hand(reading, mine)
+        also = {f.section: f.also for f in here if isinstance(f, SectionFix) and f.also is not None}
+        reading = settle_by_hand(reading, mine, also)
     # A station circled in a line's pencil is that line's double station (a pencil power), unless
     # a person or the caller said which station it is.
     doubled, circle_notes = doubled_stations(measured.circles, reading.network, reading.hues)

@@ -78,13 +78,13 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
     for diff in report.mark_differences:
         console.print(f"[yellow]score zone[/]: {diff}")
     if report.reading is not None and report.reading.set_by_hand:
-        told = ", ".join(f"{r.section.name} {r.colour or 'not drawn'}" for r in report.reading.set_by_hand)
+        told = ", ".join(f"{r.section.name} {r.as_read}" for r in report.reading.set_by_hand)
         console.print(f"set by hand: {told}")
     for reason in report.review_reasons:
         console.print(f"[yellow]needs review[/]: {reason}")
     if report.reading is not None and report.reading.doubtful:
         for r in report.reading.doubtful:
-            drawn = f"read as {r.colour}" if r.colour else "read as not drawn"
+            drawn = f"read as {r.as_read}"
             console.print(f"  {r.section.name}: {drawn}, confidence {r.confidence:.0%} — {r.reason}")
         if report.depends_on:
             parts = [f"{field} ({', '.join(secs)})" for field, secs in report.depends_on.items()]
@@ -93,7 +93,7 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
             console.print("  also worth a look (read as not drawn):")
             for s, why in report.also_check:
                 console.print(f"  {s.name}: {why}")
-        as_read = " ".join(fix_option(r.section.name, r.colour, report.page) for r in report.reading.doubtful)
+        as_read = " ".join(fix_option(r.section.name, r.colour, report.page, r.also) for r in report.reading.doubtful)
         console.print(
             "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read); then score "
             "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn), here as read: "

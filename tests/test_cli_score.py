@@ -200,11 +200,26 @@ def test_sections_settled_by_hand_after_a_review_are_scored_as_said(calibration:
     assert f"set by hand: {removed['section']} not drawn" in text
 
 
+def test_a_section_said_to_be_drawn_in_two_pencils_counts_in_both_lines_and_breaks_the_rule() -> None:
+    image = SAMPLES / "photo-ordinary" / "photo-21.jpg"
+    res = _run(str(image), "--json", "--fix", "2,5-2,7=purple+blue")
+    out = json.loads(res.stdout)
+    assert ["2,5", "2,7"] in out["network"]["lines"]["purple"] and ["2,5", "2,7"] in out["network"]["lines"]["blue"]
+    assert "drawn_twice" in {v["code"] for v in out["violations"]}
+    assert res.exit_code in (ExitCode.RULES_BROKEN, ExitCode.NEEDS_REVIEW)
+    settled = next(s for s in out["sections"] if s["section"] == "2,5-2,7")
+    assert (settled["colour"], settled["also"], settled["set_by_hand"]) == ("purple", "blue", True)
+    assert "set by hand: 2,5-2,7 purple and blue" in _run(str(image), "--fix", "2,5-2,7=purple+blue").stdout
+
+
 @pytest.mark.parametrize(
     ("fix", "needle"),
     [
         ("2,3-2,4", "expected [PAGE:]x,y-x,y=COLOUR"),
         ("2,3-2,4=red", "purple, blue, pink, green or none"),
+        ("2,3-2,4=green+green", "two different colours joined by +"),
+        ("2,3-2,4=green+pink+blue", "two different colours joined by +"),
+        ("2,3-2,4=green+pink 2,3-2,4=green", "given two colours"),
         ("0,0-9,9=green", "not a section of the map"),
         ("2,3-x=green", "not of the form 'x,y'"),
         ("0:2,3-2,4=green", "page must be a number"),

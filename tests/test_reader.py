@@ -471,3 +471,23 @@ def test_a_corner_of_the_map_out_of_the_picture_is_not_read_as_blank_or_as_strea
     cut = {"8,1-9,0", "7,0-9,0", "9,0-9,1"}
     assert cut <= set(report.doubtful_sections)
     assert not any(r.colour and not r.doubtful for s, r in report.reading.sections.items() if s.name in cut)
+
+
+@pytest.mark.parametrize(("seed", "style", "strength", "section"), [(60008, "print", 0.211, "7,0-8,1")])
+def test_a_section_drawn_in_two_pencils_is_not_read_as_one_without_doubt(
+    tmp_path: Path, seed: int, style: str, strength: float, section: str
+) -> None:
+    # Blue and green are both drawn along 7,0-8,1 (the `drawn_twice` rule broken), side by side.
+    # Read as blue alone, the sheet scored 111 for 113 without a review flag. The green beside the
+    # blue stroke, where the green line reaches the section, puts it in doubt, and the best reading
+    # counts it in both lines: the score is right and the rule broken is named.
+    sample = make_sample(CAL, seed, mode="photo", style=style, strength=strength, violation="drawn_twice")
+    truth = _true_sections(sample.expected)
+    assert sum(tuple(section.split("-")) in truth[c] for c in LINE_COLOURS) == 2
+    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
+    report = analyze_file(image, CAL)[0]
+    assert report.needs_review
+    assert section in report.doubtful_sections
+    assert _read_sections(report) == truth
+    assert report.total == sample.expected["total"]
+    assert "drawn_twice" in {v.code for v in report.violations}

@@ -651,3 +651,34 @@ def test_on_a_band_that_hides_a_reaching_lines_pencil_a_colour_no_pencil_explain
     # On a dark blue band a blue stroke there would leave nothing to see: a person looks.
     reading = _read(lines, band=DARK_BLUE_BAND, river=ev)
     assert reading.sections[river].doubtful
+
+
+def _with_beside(ev: SegmentEvidence, colour: Colour, share: float) -> SegmentEvidence:
+    """``ev`` with marks of ``colour``'s pencil beside its stroke on ``share`` of its positions."""
+    return dataclasses.replace(ev, beside=np.tile(HUES[colour], (round(share * ev.samples), 1)))
+
+
+def test_another_lines_pencil_beside_a_stroke_where_that_line_reaches_it_is_in_doubt_as_drawn_twice() -> None:
+    section = _section("7,3-7,5")
+    blue_to_it: dict[str, Colour] = {**OTHERS, "5,7-6,6": "blue", "6,6-7,5": "blue"}
+    reading = _read(blue_to_it, twice=_with_beside(_ev(section, 1.0, HUES["pink"]), "blue", 0.5))
+    assert reading.sections[section].colour == "pink"
+    assert [r.section for r in reading.doubtful] == [section]
+    assert "blue pencil beside the pink" in reading.sections[section].reason
+    # The best reading counts it in both lines, so the rule it breaks is reported.
+    assert reading.sections[section].also == "blue"
+    assert section in reading.network.sections("pink") and section in reading.network.sections("blue")
+    # A person who checked it says one pencil only: the blue line no longer has it.
+    settled = settle_by_hand(reading, {section: "pink"})
+    assert settled.sections[section].also is None and section not in settled.network.sections("blue")
+
+
+def test_pencil_beside_a_stroke_here_and_there_or_of_a_line_elsewhere_is_no_doubt() -> None:
+    section = _section("7,3-7,5")
+    blue_to_it: dict[str, Colour] = {**OTHERS, "5,7-6,6": "blue", "6,6-7,5": "blue"}
+    here_and_there = _read(blue_to_it, twice=_with_beside(_ev(section, 1.0, HUES["pink"]), "blue", 0.1))
+    assert not here_and_there.doubtful
+    assert here_and_there.sections[section].also is None
+    # The blue line does not reach the section: a stroke's spread, not the blue pencil drawn along it.
+    elsewhere = _read(OTHERS, twice=_with_beside(_ev(section, 1.0, HUES["pink"]), "blue", 0.5))
+    assert not elsewhere.doubtful

@@ -71,7 +71,8 @@ def read_any(
         if isinstance(f, CircleFix):
             key, said, twice = (f.page, f.colour), f.station and station_name(f.station), "two circled stations"
         else:
-            key, said, twice = (f.page, f.section.name), f.colour, "two colours"
+            said = f"{f.colour}+{f.also}" if f.also else f.colour
+            key, twice = (f.page, f.section.name), "two colours"
         if key in seen and seen[key] != said:
             raise typer.BadParameter(f"{key[1]} is given {twice}: say once what it is", param_hint="'--fix'")
         seen[key] = said
@@ -99,7 +100,8 @@ FixOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--fix",
-        help="After a review, what a section is: x,y-x,y=COLOUR (purple, blue, pink, green or none), "
+        help="After a review, what a section is: x,y-x,y=COLOUR (purple, blue, pink, green or none; "
+        "COLOUR+COLOUR: drawn in both), "
         "or the station a line circled (double-station power): COLOUR=x,y (or COLOUR=none); "
         "PAGE:... for one page of a PDF; repeat for each one checked.",
     ),

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -650,6 +650,11 @@ class SegmentEvidence:
     """Fewer than ``SHORT_VALID`` positions lie between the default gaps (a short section between
     large symbols): measured nearer those symbols as well, where their edges lie, it has too few
     positions of its own to trust a piece cut off from its line, however marked."""
+    beside: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)), compare=False, repr=False)
+    """(k, 3): the chroma density of each pencil-like mark at or above the stroke threshold lying
+    beside the stroke, apart from it across the section (``_beside_marks``), one at most per
+    measured position. A second pencil drawn along the same section leaves such marks all along it;
+    one pencil leaves lighter ones here and there (its grain, a colour fringe at its edge)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -664,6 +669,7 @@ class SegmentEvidence:
             "faint": round(self.faint, 3),
             "hidden": round(self.hidden, 3),
             "short": self.short,
+            "beside": len(self.beside),
         }
 
 
@@ -692,6 +698,9 @@ class _Profiles:
     band_edge: dict[Section, np.ndarray] | None = None
     """Per sample: in the Thames zone but within ``BAND_DEEP`` of the band's edge, where the guide
     printed on the paper beside the band may still be what is seen."""
+    beside: dict[Section, np.ndarray] | None = None
+    """Per sample: the densest mark beside the stroke, apart from it across the section (see
+    ``_beside_marks``); zero where there is none."""
 
 
 def _sample_positions(
@@ -824,7 +833,53 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         band_colour,
         presence,
         band_edge,
+        _beside_marks(straight, positions),
     )
+
+
+BESIDE_REACH = 0.15
+"""Lattice units either side of a section searched for a second stroke beside the first: two
+pencils drawn along one section wander apart by up to a stroke's wobble and bow each."""
+BESIDE_STEPS = 13
+"""Offsets across the section in that search (2 px apart at the canonical resolution)."""
+BESIDE_APART = 2
+"""Offsets between the densest mark across the section and a mark beside it: nearer, it is the
+stroke's own edge (or its colour fringe in a JPEG's halved chroma resolution). Two pencils on one
+section mostly lie side by side, touching: the second shows from here."""
+
+
+def _beside_marks(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> dict[Section, np.ndarray]:
+    """Per section and sampled position, the mark beside the stroke least like it: across the
+    section, at least ``BESIDE_APART`` offsets from the densest mark there, the one whose colour has
+    the most chroma density away from the densest mark's hue (a second pencil's, where there is one;
+    otherwise the stroke's own spread or the paper). Zero where there is none, over the Thames band,
+    on dark print and where a sample is lighter than its surround (a printed guide's gap)."""
+    ppp = straight.px_per_pitch
+    offsets = np.linspace(-BESIDE_REACH, BESIDE_REACH, BESIDE_STEPS)
+    coords: list[np.ndarray] = []
+    for s, t in positions.items():
+        a = np.array(straight.lattice_to_px(*s.a))
+        b = np.array(straight.lattice_to_px(*s.b))
+        d = (b - a) / float(np.linalg.norm(b - a))
+        n = np.array([-d[1], d[0]])
+        coords.append(np.stack([a + t[:, None] * d + o * ppp * n for o in offsets], axis=1).reshape(-1, 2))
+    if not coords:
+        return {}
+    pts = np.concatenate(coords)
+    block = _sample(straight.density, pts[:, 0], pts[:, 1])
+    skip = _sample_mask(straight.ignore, pts[:, 0], pts[:, 1]) | _sample_mask(straight.river, pts[:, 0], pts[:, 1])
+    skip |= block.min(axis=1) < BRIGHTER
+    chroma = np.where(skip[:, None], 0.0, _chroma(np.clip(block, 0.0, None))).reshape(-1, BESIDE_STEPS, 3)
+    mag = np.linalg.norm(chroma, axis=2)
+    rows = np.arange(len(chroma))
+    pick = np.argmax(mag, axis=1)
+    unit = chroma[rows, pick] / np.maximum(mag[rows, pick], 1e-9)[:, None]
+    away = np.linalg.norm(chroma - np.einsum("toc,tc->to", chroma, unit)[..., None] * unit[:, None, :], axis=2)
+    apart = np.abs(np.arange(BESIDE_STEPS)[None, :] - pick[:, None]) >= BESIDE_APART
+    best = np.argmax(np.where(apart, away, -1.0), axis=1)
+    marks = np.where((away[rows, best] > 0)[:, None], chroma[rows, best], 0.0)
+    ends = np.cumsum([len(t) for t in positions.values()])
+    return dict(zip(positions, np.split(marks, ends[:-1]), strict=True))
 
 
 BAND_DEEP = 4
@@ -1109,6 +1164,13 @@ def _evidence_one(
     )
 
 
+def _pencil_marks(marks: np.ndarray, dirs: np.ndarray, stroke_min: float) -> np.ndarray:
+    """Those ``marks`` (n, 3) that reach ``stroke_min`` and have a pencil's hue."""
+    mag = np.linalg.norm(marks, axis=1)
+    keep = (mag >= stroke_min) & ((marks @ dirs.T).max(axis=1) >= HUE_MIN_COS * np.maximum(mag, 1e-9))
+    return marks[keep].astype(np.float32)
+
+
 def _median_colour(marks: np.ndarray) -> tuple[float, float, float]:
     """Unit vector of the median colour of some marks.
 
@@ -1217,7 +1279,8 @@ def measure_sections(
             colours = np.where(known[:, None], here, marks[use] if colours is None else colours)
         ev = _evidence_one(s, marks[use], dirs, stroke_min, p.river[s][use], colours)
         share = float(p.river[s][use].mean()) if use.any() else 0.0
-        return replace(ev, over_river=share, hidden=hidden.get(s, 0.0), short=s in short)
+        beside = _pencil_marks(p.beside[s][use], dirs, stroke_min) if p.beside else ev.beside
+        return replace(ev, over_river=share, hidden=hidden.get(s, 0.0), short=s in short, beside=beside)
 
     def measure(s: Section, partners: list[Section]) -> SegmentEvidence:
         skip = _crossed(profiles.along[s], s, partners, circles)

@@ -187,11 +187,20 @@ class SectionReading:
     """Normalised lead of the nearest hue over the next (see ``COLOUR_MARGIN``)."""
     set_by_hand: bool = False
     """A person checked the sheet and said what this section is (``settle_by_hand``)."""
+    also: Colour | None = None
+    """A second pencil drawn along the section as well (the ``drawn_twice`` rule broken): the best
+    reading counts it in both lines."""
+
+    @property
+    def as_read(self) -> str:
+        """The reading in words: its pencil (both, when drawn twice), or "not drawn"."""
+        return f"{self.colour} and {self.also}" if self.colour and self.also else self.colour or "not drawn"
 
     def to_dict(self) -> dict[str, object]:
         return {
             "section": self.section.name,
             "colour": self.colour,
+            "also": self.also,
             "confidence": round(self.confidence, 3),
             "doubtful": self.doubtful,
             "reason": self.reason,
@@ -226,23 +235,36 @@ class Reading:
         return tuple(r for r in sorted(self.sections.values(), key=lambda r: r.section) if r.set_by_hand)
 
 
-def settle_by_hand(reading: Reading, fixes: Mapping[Section, Colour | None]) -> Reading:
+def settle_by_hand(
+    reading: Reading, fixes: Mapping[Section, Colour | None], also: Mapping[Section, Colour] | None = None
+) -> Reading:
     """The reading once a person has looked at the sheet: each section in ``fixes`` is what they say
-    (a colour, or None: not drawn), sure and no longer in doubt. Other sections keep their reading,
-    doubts included: only what a person checked is settled."""
+    (a colour, or None: not drawn; and in ``also`` the second pencil drawn along it, if any), sure and
+    no longer in doubt. Other sections keep their reading, doubts included: only what a person
+    checked is settled."""
     sections = dict(reading.sections)
     for s, colour in fixes.items():
         was = sections[s]
-        read = f"read as {was.colour or 'not drawn'}" + (", in doubt" if was.doubtful else "")
+        read = f"read as {was.as_read}" + (", in doubt" if was.doubtful else "")
         sections[s] = SectionReading(
-            s, colour, 1.0, False, f"set by hand ({read})", was.evidence, colour or was.nearest, was.colour_margin, True
+            s,
+            colour,
+            1.0,
+            False,
+            f"set by hand ({read})",
+            was.evidence,
+            colour or was.nearest,
+            was.colour_margin,
+            True,
+            (also or {}).get(s) if colour is not None else None,
         )
     decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
     # What is worth a second look follows the lines as the person has settled them.
     evidence = {s: r.evidence for s, r in sections.items()}
     looks = _second_looks(decided, evidence, {s: r.nearest for s, r in sections.items()})
     second_look = {s: why for s, why in looks.items() if s not in fixes}
-    return Reading(_network(decided, reading.network.options), sections, reading.hues, second_look)
+    twice = {s: r.also for s, r in sections.items() if r.also is not None}
+    return Reading(_network(decided, reading.network.options, twice), sections, reading.hues, second_look)
 
 
 def _drawn_confidence(ink: float) -> float:
@@ -628,14 +650,17 @@ def rebuild(
     _river_rule_breaks(decided, evidence, game_map, options)
     _light_line_ends(decided, evidence)
     _stray_marks(decided, evidence, game_map)
+    twice = _second_pencil(decided, evidence, hues)
     _hidden_sections(decided, evidence)
 
     readings = {
-        s: SectionReading(s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m)
+        s: SectionReading(
+            s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m, also=twice.get(s)
+        )
         for s, (c, f, r, m) in decided.items()
     }
     learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
-    return Reading(_network(decided, options), readings, learnt, _second_looks(decided, evidence, nearest))
+    return Reading(_network(decided, options, twice), readings, learnt, _second_looks(decided, evidence, nearest))
 
 
 def _stray_marks(
@@ -792,6 +817,61 @@ def _second_looks(
     return out
 
 
+SECOND_PENCIL_SHARE = 0.2
+"""Share of a drawn section's positions with another pencil's mark beside its stroke from which it
+may be drawn twice (see ``_second_pencil``)."""
+SECOND_PENCIL_SAMPLES = 15
+"""Fewest measured positions on which that share is judged: on a short section between two rings
+a neighbouring line's stroke leaving a station is within the search."""
+SECOND_PENCIL_DENSITY = 0.15
+"""Chroma density from which a mark beside a stroke counts as another pencil's stroke: a pencil's
+grain and the colour fringe at its edge stay lighter (on flatbed scans, a pink stroke's edge
+measures bluish at 0.05 to 0.15)."""
+SECOND_PENCIL_COS = 0.9
+"""A mark beside the stroke is of a pencil whose learnt hue it is at least this similar to..."""
+SECOND_PENCIL_LEAD = 0.1
+"""... and more similar, by this, than to the section's own pencil."""
+
+
+def _second_pencil(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    hues: Mapping[Colour, np.ndarray],
+) -> dict[Section, Colour]:
+    """Sections drawn in a second pencil too, in the best reading, with that pencil: a section read
+    in one pencil, with another line's pencil beside its stroke along much of it
+    (``SECOND_PENCIL_SHARE``) where that line reaches one of its stations. Two pencils drawn along
+    one section lie side by side or wander apart (a rule broken, ``drawn_twice``, that one colour
+    read hides). Each is in doubt: a person confirms it.
+
+    On photos of 40 sheets each with one section drawn twice, 10 were read wrong without a review
+    flag; on sheets without, the beside marks are the stroke's own colour fringe in a JPEG or the
+    pencil's grain, here and there.
+    """
+    degree = _line_degrees(decided)
+    twice: dict[Section, Colour] = {}
+    for s, (c, f, r, m) in list(decided.items()):
+        ev = evidence[s]
+        if c is None or ev.samples < SECOND_PENCIL_SAMPLES or not len(ev.beside):
+            continue
+        marks = np.asarray(ev.beside, dtype=np.float64)
+        marks = marks[np.linalg.norm(marks, axis=1) >= SECOND_PENCIL_DENSITY]
+        sims = (marks / np.linalg.norm(marks, axis=1, keepdims=True)) @ np.stack([hues[k] for k in LINE_COLOURS]).T
+        own = sims[:, LINE_COLOURS.index(c)]
+        for i, other in enumerate(LINE_COLOURS):
+            if other == c or not (degree[(other, s.a)] or degree[(other, s.b)]):
+                continue
+            near = sims.argmax(axis=1) == i
+            share = float((near & (sims[:, i] >= SECOND_PENCIL_COS) & (sims[:, i] > own + SECOND_PENCIL_LEAD)).sum())
+            share /= ev.samples
+            if share >= SECOND_PENCIL_SHARE:
+                reason = f"{other} pencil beside the {c} on {share:.0%} of it: drawn in both?"
+                decided[s] = (c, min(f, 0.6), f"{r}; {reason}" if r else reason, m)
+                twice[s] = other
+                break
+    return twice
+
+
 HIDDEN_DRAWN = 0.5
 """Hidden share from which even a section read as drawn is in doubt (what shows may be the edge of
 whatever lies on it)."""
@@ -836,9 +916,14 @@ def _shared_joins(decided: dict[Section, Decision], game_map: GameMap) -> None:
                 decided[s] = (c, min(f, 0.6), reason, m)
 
 
-def _network(decided: Mapping[Section, Decision], options: GameOptions | None) -> Network:
-    """The network the decisions draw."""
-    return Network.build({k: sorted(s for s, d in decided.items() if d[0] == k) for k in LINE_COLOURS}, options)
+def _network(
+    decided: Mapping[Section, Decision], options: GameOptions | None, twice: Mapping[Section, Colour] | None = None
+) -> Network:
+    """The network the decisions draw; a section in ``twice`` is in that line too (drawn twice)."""
+    also = twice or {}
+    return Network.build(
+        {k: sorted(s for s, d in decided.items() if d[0] == k or also.get(s) == k) for k in LINE_COLOURS}, options
+    )
 
 
 SURE_MENDS = ({"purple", "pink"},)
