@@ -819,7 +819,9 @@ def _second_looks(
 
 SECOND_PENCIL_SHARE = 0.2
 """Share of a drawn section's positions with another pencil's mark beside its stroke from which it
-may be drawn twice (see ``_second_pencil``)."""
+is read as drawn twice (see ``_second_pencil``). On the development sets, sections drawn twice where
+the second pencil shows measured 0.11 to 0.56 (17 reads of 21 from 0.2), sections drawn once 0.17 at
+most but one (0.27, sharpened 0.41: a pink stroke bowed far off its guide, beside a bluish mark)."""
 SECOND_PENCIL_SAMPLES = 15
 """Fewest measured positions on which that share is judged: on a short section between two rings
 a neighbouring line's stroke leaving a station is within the search."""
@@ -839,14 +841,14 @@ def _second_pencil(
     hues: Mapping[Colour, np.ndarray],
 ) -> dict[Section, Colour]:
     """Sections drawn in a second pencil too, in the best reading, with that pencil: a section read
-    in one pencil, with another line's pencil beside its stroke along much of it
-    (``SECOND_PENCIL_SHARE``) where that line reaches one of its stations. Two pencils drawn along
-    one section lie side by side or wander apart (a rule broken, ``drawn_twice``, that one colour
-    read hides). Each is in doubt: a person confirms it.
+    in one pencil, with another line's pencil beside its stroke on ``SECOND_PENCIL_SHARE`` of it or
+    more, where that line reaches one of its stations. Two pencils drawn along one section lie side
+    by side or wander apart (a rule broken, ``drawn_twice``, that one colour read hides). Each is in
+    doubt: a person confirms it.
 
-    On photos of 40 sheets each with one section drawn twice, 10 were read wrong without a review
-    flag; on sheets without, the beside marks are the stroke's own colour fringe in a JPEG or the
-    pencil's grain, here and there.
+    On 40 photos each with one section drawn twice (``bench/reread.py``'s ``twice`` set), 10 were
+    read wrong without a review flag before this; beside a pencil drawn once, the marks are its
+    grain and the colour fringe at its edge, lighter and here and there.
     """
     degree = _line_degrees(decided)
     twice: dict[Section, Colour] = {}
