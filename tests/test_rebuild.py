@@ -682,3 +682,12 @@ def test_pencil_beside_a_stroke_here_and_there_or_of_a_line_elsewhere_is_no_doub
     # The blue line does not reach the section: a stroke's spread, not the blue pencil drawn along it.
     elsewhere = _read(OTHERS, twice=_with_beside(_ev(section, 1.0, HUES["pink"]), "blue", 0.5))
     assert not elsewhere.doubtful
+    # Bluish marks beside another pink section too: the light or the exposure turns the pink
+    # pencil's edge blue on this sheet, no second pencil.
+    other_pink = _section("7,0-7,3")
+    cast = _read(
+        blue_to_it,
+        twice=_with_beside(_ev(section, 1.0, HUES["pink"]), "blue", 0.5),
+        more=_with_beside(_ev(other_pink, 1.0, HUES["pink"]), "blue", 0.1),
+    )
+    assert not cast.doubtful and cast.sections[section].also is None

@@ -833,6 +833,12 @@ SECOND_PENCIL_COS = 0.9
 """A mark beside the stroke is of a pencil whose learnt hue it is at least this similar to..."""
 SECOND_PENCIL_LEAD = 0.1
 """... and more similar, by this, than to the section's own pencil."""
+SECOND_PENCIL_ELSEWHERE = 0.05
+"""Share of the same kind of marks beside the other sections of that pencil up to which they count as
+clean: beside every drawn-twice section read on the development sets the others had 0.02 at most;
+under a warm or cool light, or underexposed, a pencil's edge takes another's hue on many sections
+(0.08 to 0.44 beside some other section of it, for 13 of the 16 sections read as drawn twice that
+were not, before this was asked)."""
 
 
 def _second_pencil(
@@ -842,36 +848,55 @@ def _second_pencil(
 ) -> dict[Section, Colour]:
     """Sections drawn in a second pencil too, in the best reading, with that pencil: a section read
     in one pencil, with another line's pencil beside its stroke on ``SECOND_PENCIL_SHARE`` of it or
-    more, where that line reaches one of its stations. Two pencils drawn along one section lie side
-    by side or wander apart (a rule broken, ``drawn_twice``, that one colour read hides). Each is in
-    doubt: a person confirms it.
+    more, where that line reaches one of its stations, while the other sections of its pencil have
+    next to none beside them (``SECOND_PENCIL_ELSEWHERE``). Two pencils drawn along one section lie
+    side by side or wander apart (a rule broken, ``drawn_twice``, that one colour read hides). Each
+    is in doubt: a person confirms it.
 
     On 40 photos each with one section drawn twice (``bench/reread.py``'s ``twice`` set), 10 were
     read wrong without a review flag before this; beside a pencil drawn once, the marks are its
-    grain and the colour fringe at its edge, lighter and here and there.
+    grain and the colour fringe at its edge, lighter and here and there, except where a coloured
+    light or a dark exposure turns one pencil's edge towards another's hue: then it does so all
+    over the sheet, along every section of that pencil.
     """
     degree = _line_degrees(decided)
+    matrix = np.stack([hues[k] for k in LINE_COLOURS])
     twice: dict[Section, Colour] = {}
     for s, (c, f, r, m) in list(decided.items()):
-        ev = evidence[s]
-        if c is None or ev.samples < SECOND_PENCIL_SAMPLES or not len(ev.beside):
+        if c is None or evidence[s].samples < SECOND_PENCIL_SAMPLES:
             continue
-        marks = np.asarray(ev.beside, dtype=np.float64)
-        marks = marks[np.linalg.norm(marks, axis=1) >= SECOND_PENCIL_DENSITY]
-        sims = (marks / np.linalg.norm(marks, axis=1, keepdims=True)) @ np.stack([hues[k] for k in LINE_COLOURS]).T
-        own = sims[:, LINE_COLOURS.index(c)]
-        for i, other in enumerate(LINE_COLOURS):
+        for other in LINE_COLOURS:
             if other == c or not (degree[(other, s.a)] or degree[(other, s.b)]):
                 continue
-            near = sims.argmax(axis=1) == i
-            share = float((near & (sims[:, i] >= SECOND_PENCIL_COS) & (sims[:, i] > own + SECOND_PENCIL_LEAD)).sum())
-            share /= ev.samples
-            if share >= SECOND_PENCIL_SHARE:
-                reason = f"{other} pencil beside the {c} on {share:.0%} of it: drawn in both?"
-                decided[s] = (c, min(f, 0.6), f"{r}; {reason}" if r else reason, m)
-                twice[s] = other
-                break
+            share = _beside_share(evidence[s], matrix, c, other)
+            if share < SECOND_PENCIL_SHARE:
+                continue
+            elsewhere = [
+                _beside_share(evidence[t], matrix, c, other)
+                for t, d in decided.items()
+                if d[0] == c and t != s and evidence[t].samples >= SECOND_PENCIL_SAMPLES
+            ]
+            if max(elsewhere, default=0.0) > SECOND_PENCIL_ELSEWHERE:
+                continue
+            reason = f"{other} pencil beside the {c} on {share:.0%} of it: drawn in both?"
+            decided[s] = (c, min(f, 0.6), f"{r}; {reason}" if r else reason, m)
+            twice[s] = other
+            break
     return twice
+
+
+def _beside_share(ev: SegmentEvidence, matrix: np.ndarray, own: Colour, other: Colour) -> float:
+    """Share of a section's positions with a mark of ``other``'s pencil beside its stroke of ``own``'s:
+    of ``SECOND_PENCIL_DENSITY`` or more, nearest ``other``'s learnt hue (``matrix``: one row per
+    colour), similar to it and more similar to it than to ``own``'s by ``SECOND_PENCIL_LEAD``."""
+    marks = np.asarray(ev.beside, dtype=np.float64)
+    if not len(marks) or not ev.samples:
+        return 0.0
+    marks = marks[np.linalg.norm(marks, axis=1) >= SECOND_PENCIL_DENSITY]
+    sims = (marks / np.linalg.norm(marks, axis=1, keepdims=True)) @ matrix.T
+    i, mine = LINE_COLOURS.index(other), sims[:, LINE_COLOURS.index(own)]
+    near = (sims.argmax(axis=1) == i) & (sims[:, i] >= SECOND_PENCIL_COS) & (sims[:, i] > mine + SECOND_PENCIL_LEAD)
+    return float(near.sum()) / ev.samples
 
 
 HIDDEN_DRAWN = 0.5
