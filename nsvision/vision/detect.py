@@ -855,26 +855,29 @@ def _beside_marks(straight: Straightened, positions: Mapping[Section, np.ndarray
     otherwise the stroke's own spread or the paper). Zero where there is none, over the Thames band,
     on dark print and where a sample is lighter than its surround (a printed guide's gap)."""
     ppp = straight.px_per_pitch
-    offsets = np.linspace(-BESIDE_REACH, BESIDE_REACH, BESIDE_STEPS)
+    across = np.linspace(-BESIDE_REACH, BESIDE_REACH, BESIDE_STEPS)[:, None] * ppp
     coords: list[np.ndarray] = []
     for s, t in positions.items():
         a = np.array(straight.lattice_to_px(*s.a))
         b = np.array(straight.lattice_to_px(*s.b))
         d = (b - a) / float(np.linalg.norm(b - a))
-        n = np.array([-d[1], d[0]])
-        coords.append(np.stack([a + t[:, None] * d + o * ppp * n for o in offsets], axis=1).reshape(-1, 2))
+        coords.append(((a + t[:, None] * d)[:, None, :] + across * np.array([-d[1], d[0]])).reshape(-1, 2))
     if not coords:
         return {}
     pts = np.concatenate(coords)
     block = _sample(straight.density, pts[:, 0], pts[:, 1])
+    lowest = np.minimum(np.minimum(block[:, 0], block[:, 1]), block[:, 2])
     skip = _sample_mask(straight.ignore, pts[:, 0], pts[:, 1]) | _sample_mask(straight.river, pts[:, 0], pts[:, 1])
-    skip |= block.min(axis=1) < BRIGHTER
-    chroma = np.where(skip[:, None], 0.0, _chroma(np.clip(block, 0.0, None))).reshape(-1, BESIDE_STEPS, 3)
-    mag = np.linalg.norm(chroma, axis=2)
+    skip |= lowest < BRIGHTER
+    # ``_chroma`` of the clipped density, the grey part taken once for all three channels.
+    chroma = np.clip(block, 0.0, None) - np.clip(lowest, 0.0, None)[:, None]
+    chroma[skip] = 0.0
+    chroma = chroma.reshape(-1, BESIDE_STEPS, 3)
+    mag = np.sqrt(np.einsum("noc,noc->no", chroma, chroma))
     rows = np.arange(len(chroma))
     pick = np.argmax(mag, axis=1)
     unit = chroma[rows, pick] / np.maximum(mag[rows, pick], 1e-9)[:, None]
-    away = np.linalg.norm(chroma - np.einsum("toc,tc->to", chroma, unit)[..., None] * unit[:, None, :], axis=2)
+    away = np.linalg.norm(chroma - np.einsum("noc,nc->no", chroma, unit)[..., None] * unit[:, None, :], axis=2)
     apart = np.abs(np.arange(BESIDE_STEPS)[None, :] - pick[:, None]) >= BESIDE_APART
     best = np.argmax(np.where(apart, away, -1.0), axis=1)
     marks = np.where((away[rows, best] > 0)[:, None], chroma[rows, best], 0.0)
