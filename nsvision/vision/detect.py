@@ -23,7 +23,9 @@ mark's colour is taken from what the sheet's blank guide there (learnt from all 
 
 Each section is then sampled between the two symbols (following a wobbling stroke sideways), and
 its raw measurements are kept: the share marked with pencil-like colour, the longest run, the
-strength, the median colour, the share over the Thames. Deciding is the rebuild stage's job.
+strength, the median colour, the share over the Thames, and the marks beside the stroke (where a
+second pencil drawn along the same section lies, ``_beside_marks``). Deciding is the rebuild
+stage's job.
 """
 
 from __future__ import annotations
@@ -699,7 +701,7 @@ class _Profiles:
     """Per sample: in the Thames zone but within ``BAND_DEEP`` of the band's edge, where the guide
     printed on the paper beside the band may still be what is seen."""
     beside: dict[Section, np.ndarray] | None = None
-    """Per sample: the densest mark beside the stroke, apart from it across the section (see
+    """Per sample: the mark beside the stroke least like it, apart from it across the section (see
     ``_beside_marks``); zero where there is none."""
 
 

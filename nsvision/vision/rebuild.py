@@ -28,7 +28,10 @@ Decisions use the evidence and the game's structure, never a silent guess:
    vouches for it); a short, lightly marked section in doubt that touches no other section of its
    colour, away from its departure station, is not drawn in the best reading (a symbol's edge or a
    sharpened guide leaves such marks more often than a pencil); a section read in one colour
-   that would join another line's pieces is in doubt (two pencils on one section read as one);
+   that would join another line's pieces is in doubt (two pencils on one section read as one), and
+   one with another line's pencil beside its stroke along a fifth of it, where that line reaches it
+   (and the other sections of its own pencil show none such), is drawn in both in the best
+   reading, in doubt;
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
    still broken through a section over the Thames that is not strongly drawn is in doubt;
