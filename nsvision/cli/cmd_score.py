@@ -10,7 +10,6 @@ import typer
 from nsvision.calibration import load_calibration
 from nsvision.cli.app import app, err_console, guarded, out_console
 from nsvision.errors import ExitCode, InputError
-from nsvision.game.board import station_name
 from nsvision.game.network import OBJECTIVES, GameOptions
 from nsvision.overlay import page_path, render_overlay, write_debug_images, write_image
 from nsvision.pipeline import (
@@ -64,15 +63,14 @@ def read_any(
         settled = [parse_fix(text, cal.map) for text in fixes or []]
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--fix'") from None
-    seen: dict[tuple[int | None, str], str | None] = {}
+    seen: dict[tuple[int | None, str], object] = {}
     for f in settled:
         key: tuple[int | None, str]
-        said: str | None
+        said: object
         if isinstance(f, CircleFix):
-            key, said, twice = (f.page, f.colour), f.station and station_name(f.station), "two circled stations"
+            key, said, twice = (f.page, f.colour), f.station, "two circled stations"
         else:
-            said = f"{f.colour}+{f.also}" if f.also else f.colour
-            key, twice = (f.page, f.section.name), "two colours"
+            key, said, twice = (f.page, f.section.name), (f.colour, f.also), "two colours"
         if key in seen and seen[key] != said:
             raise typer.BadParameter(f"{key[1]} is given {twice}: say once what it is", param_hint="'--fix'")
         seen[key] = said

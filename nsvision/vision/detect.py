@@ -722,6 +722,15 @@ def _sample_positions(
     return out
 
 
+def _points_across(straight: Straightened, s: Section, t: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(len(t), len(offsets), 2) pixel points of section ``s``: ``t`` pixels along it from its first
+    station, each at ``offsets`` (lattice units) across it."""
+    a = np.array(straight.lattice_to_px(*s.a))
+    b = np.array(straight.lattice_to_px(*s.b))
+    d = (b - a) / float(np.linalg.norm(b - a))
+    return (a + t[:, None] * d)[:, None, :] + (offsets[:, None] * straight.px_per_pitch) * np.array([-d[1], d[0]])
+
+
 def _section_profiles(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> _Profiles:
     """The profiles of some sections, sampled at ``positions`` (see ``_sample_positions``)."""
     if not positions:
@@ -733,12 +742,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     owners: list[tuple[Section, int]] = []
     along: dict[Section, np.ndarray] = {}
     for s, t in positions.items():
-        a = np.array(straight.lattice_to_px(*s.a))
-        b = np.array(straight.lattice_to_px(*s.b))
-        d = (b - a) / float(np.linalg.norm(b - a))
-        n = np.array([-d[1], d[0]])
-        base = a + t[:, None] * d
-        pts = np.stack([base + o * ppp * n for o in offsets_center], axis=1)  # (T, O, 2)
+        pts = _points_across(straight, s, t, offsets_center)
         coords_x.append(pts[..., 0].ravel())
         coords_y.append(pts[..., 1].ravel())
         owners.append((s, len(t)))
@@ -856,14 +860,8 @@ def _beside_marks(straight: Straightened, positions: Mapping[Section, np.ndarray
     the most chroma density away from the densest mark's hue (a second pencil's, where there is one;
     otherwise the stroke's own spread or the paper). Zero where there is none, over the Thames band,
     on dark print and where a sample is lighter than its surround (a printed guide's gap)."""
-    ppp = straight.px_per_pitch
-    across = np.linspace(-BESIDE_REACH, BESIDE_REACH, BESIDE_STEPS)[:, None] * ppp
-    coords: list[np.ndarray] = []
-    for s, t in positions.items():
-        a = np.array(straight.lattice_to_px(*s.a))
-        b = np.array(straight.lattice_to_px(*s.b))
-        d = (b - a) / float(np.linalg.norm(b - a))
-        coords.append(((a + t[:, None] * d)[:, None, :] + across * np.array([-d[1], d[0]])).reshape(-1, 2))
+    across = np.linspace(-BESIDE_REACH, BESIDE_REACH, BESIDE_STEPS)
+    coords = [_points_across(straight, s, t, across).reshape(-1, 2) for s, t in positions.items()]
     if not coords:
         return {}
     pts = np.concatenate(coords)
@@ -1148,7 +1146,7 @@ def _evidence_one(
     mag = np.linalg.norm(delta, axis=1)
     # Only marks of a pencil-like hue count: a yellow border or a black smudge is no pencil.
     min_cos = HUE_MIN_COS if river is None else np.where(river, HUE_MIN_COS_RIVER, HUE_MIN_COS)
-    pencil_like = (delta @ dirs.T).max(axis=1) >= min_cos * np.maximum(mag, 1e-9)
+    pencil_like = _pencil_like(delta, mag, dirs, min_cos)
     inked = (mag >= stroke_min) & pencil_like
     faint = (mag >= FAINT_FRACTION * stroke_min) & pencil_like
     if not inked.any():
@@ -1169,10 +1167,15 @@ def _evidence_one(
     )
 
 
+def _pencil_like(marks: np.ndarray, mag: np.ndarray, dirs: np.ndarray, min_cos: float | np.ndarray) -> np.ndarray:
+    """Which ``marks`` (n, 3; ``mag`` their norms) are at least ``min_cos`` similar to a pencil hue."""
+    return (marks @ dirs.T).max(axis=1) >= min_cos * np.maximum(mag, 1e-9)
+
+
 def _pencil_marks(marks: np.ndarray, dirs: np.ndarray, stroke_min: float) -> np.ndarray:
     """Those ``marks`` (n, 3) that reach ``stroke_min`` and have a pencil's hue."""
     mag = np.linalg.norm(marks, axis=1)
-    keep = (mag >= stroke_min) & ((marks @ dirs.T).max(axis=1) >= HUE_MIN_COS * np.maximum(mag, 1e-9))
+    keep = (mag >= stroke_min) & _pencil_like(marks, mag, dirs, HUE_MIN_COS)
     return marks[keep].astype(np.float32)
 
 
