@@ -571,3 +571,20 @@ def test_an_error_raised_in_a_worker_process_arrives_as_it_was(tmp_path: Path) -
     assert remote.value.path == direct.value.path
     no_map = pickle.loads(pickle.dumps(NoMapFoundError("x.png", "no lattice of station symbols")))
     assert str(no_map).count("no Map of London found in x.png") == 1
+
+
+@pytest.mark.parametrize(("subsampling", "halved"), [(2, True), (1, True), (0, False)])
+def test_a_jpeg_that_keeps_colour_at_half_resolution_says_so(tmp_path: Path, subsampling: int, halved: bool) -> None:
+    # 4:2:0 (what phones and messaging apps save) and 4:2:2 keep colour at half the resolution of
+    # brightness: a thin pencil stroke loses its colour (the reader then says how to take a better picture).
+    path = save(quadrants(), tmp_path / "q.jpg", "JPEG", quality=90, subsampling=subsampling)
+    assert load_page(path).colour_halved is halved
+    assert load_page(path).to_dict()["colour_halved"] is halved
+
+
+def test_colour_is_whole_in_a_lossless_picture_and_in_a_jpeg_decoded_at_half_size(tmp_path: Path) -> None:
+    assert not load_page(save(quadrants(), tmp_path / "q.png", "PNG")).colour_halved
+    big = save(quadrants(2400, 1800), tmp_path / "big.jpg", "JPEG", quality=90, subsampling=2)
+    assert load_page(big).colour_halved
+    reduced = load_page(big, max_pixels=1_000_000)
+    assert reduced.scale <= 0.5 and not reduced.colour_halved

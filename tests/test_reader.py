@@ -491,3 +491,41 @@ def test_a_section_drawn_in_two_pencils_is_not_read_as_one_without_doubt(
     assert _read_sections(report) == truth
     assert report.total == sample.expected["total"]
     assert "drawn_twice" in {v.code for v in report.violations}
+
+
+def test_a_small_map_in_a_jpeg_that_halves_its_colours_is_told_how_to_take_a_better_picture(tmp_path: Path) -> None:
+    # A phone photo sent through a messaging app: 1600 px on its long side, a JPEG whose colour is
+    # kept at half resolution (4:2:0). The stations are about 56 px apart, a pencil stroke 3 px wide,
+    # and the JPEG blurs its colour into the paper: the same picture with full colour reads
+    # photo-hard's 100, this one misreads sections. It is flagged, and the person told why and how
+    # to take a picture that reads; the advice never flags a sheet by itself.
+    image = cv2.imread(str(SAMPLES / "photo-hard" / "photo-126.jpg"))
+    f = 1600 / max(image.shape[:2])
+    small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    halved, full = tmp_path / "halved.jpg", tmp_path / "full.jpg"
+    for path, factor in (
+        (halved, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420),
+        (full, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444),
+    ):
+        cv2.imwrite(str(path), small, [cv2.IMWRITE_JPEG_QUALITY, 80, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, factor])
+    advice = "the map is small in this picture"
+    report = analyze_file(halved, CAL)[0]
+    assert isinstance(report, SheetReport) and report.measurements is not None
+    assert report.measurements.colour_halved and report.registration.pitch_px < 110
+    assert report.needs_review
+    assert any(advice in r for r in report.review_reasons)
+    # Not a JPEG that halves colour, or not a small map: no advice, the same doubt.
+    for measured in (
+        dataclasses.replace(report.measurements, colour_halved=False),
+        dataclasses.replace(report.measurements, registration=dataclasses.replace(report.registration, pitch_px=150.0)),
+    ):
+        other = decide(measured, CAL)
+        assert other.needs_review and not any(advice in r for r in other.review_reasons)
+    # Every section in doubt settled by a person: nothing left to check, no advice.
+    assert report.reading is not None
+    settled = [SectionFix(r.section, r.colour, also=r.also) for r in report.reading.doubtful]
+    assert decide(report.measurements, CAL, fixes=settled).review_reasons == ()
+    full_report = analyze_file(full, CAL)[0]
+    assert isinstance(full_report, SheetReport) and full_report.measurements is not None
+    assert not full_report.measurements.colour_halved
+    assert not any(advice in r for r in full_report.review_reasons)

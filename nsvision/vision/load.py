@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import cv2
 import numpy as np
-from PIL import Image, ImageOps, features
+from PIL import Image, ImageOps, JpegImagePlugin, features
 
 from nsvision.errors import InputError, NsvisionError
 
@@ -103,6 +103,10 @@ class LoadedPage:
     """The EXIF orientation tag that was applied (1 = none; PDF and arrays are always 1)."""
     format: str = "array"
     """What the source was: jpeg, png, tiff, webp, bmp, heif, avif, pdf or array."""
+    colour_halved: bool = False
+    """The file keeps colour at half the resolution of brightness, at the size decoded: a JPEG with
+    4:2:0 or 4:2:2 chroma subsampling (what phones and messaging apps save) decoded at full size.
+    A pencil stroke a few pixels wide then loses much of its colour (see ``pipeline.review_reasons``)."""
 
     def __post_init__(self) -> None:
         # Every stage reads the same pixels: a read-only array makes an accidental in-place edit fail
@@ -125,6 +129,7 @@ class LoadedPage:
             "original_size_px": list(self.original_size),
             "scale": round(self.scale, 6),
             "exif_orientation": self.exif_orientation,
+            "colour_halved": self.colour_halved,
         }
 
 
@@ -475,8 +480,11 @@ def _decode_frame(im: Image.Image, frames: list[int], page: int, src: str, kind:
         orientation = _orientation(im, kind)
         stored = im.size
         _check_min_side(src, stored, what)
+        halved = False
         if kind == "jpeg":
             d = _jpeg_draft_factor(stored, max_pixels)
+            # Decoded at 1/2 or less of its size, the subsampled colour is back at full resolution.
+            halved = d == 1 and JpegImagePlugin.get_sampling(im) in (1, 2)
             if d > 1:
                 # Pillow picks the largest DCT scale that keeps at least the requested size: exactly 1/d.
                 im.draft("RGB", (stored[0] // d, stored[1] // d))
@@ -505,6 +513,7 @@ def _decode_frame(im: Image.Image, frames: list[int], page: int, src: str, kind:
         scale=target[0] / original[0],
         exif_orientation=orientation,
         format=kind,
+        colour_halved=halved and target == original,
     )
 
 
