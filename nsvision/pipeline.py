@@ -322,8 +322,9 @@ MAX_RESIDUAL = 0.08
 SMALL_MAP_PITCH = 110.0
 """Station spacing (px) below which a picture whose file keeps colour at half resolution (a JPEG's
 chroma subsampling) blurs pencil colours: a sheet in doubt is then told how to take a better picture.
-On the accuracy set's photos (all such JPEGs), 21 of the 30 under it are flagged and 18 fully right,
-against 46 flagged and 130 right of the 150 above it; the same 30 saved losslessly: 16 and 23."""
+On the accuracy set's photos (all such JPEGs), 20 of the 29 under it are flagged and 18 fully right,
+against 47 flagged and 130 right of the 151 above it; the same 29 saved losslessly: 15 and 22
+(``bench/colour_detail.py``)."""
 
 
 def review_reasons(
