@@ -570,6 +570,19 @@ def test_a_rule_broken_through_a_lightly_drawn_river_section_is_checked_by_a_per
     assert not strong.sections[river].doubtful
 
 
+def test_a_rule_broken_through_a_section_marked_on_part_of_it_is_checked_by_a_person() -> None:
+    # On paper too: half of a short section marked lightly may be the print (a symbol's edge) seen
+    # as pencil; read as drawn it closes a loop the player never drew, reported without a flag.
+    part = _section("2,7-3,7")
+    loop: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "2,7-3,6": "purple", "3,6-3,7": "purple"}
+    light = _read(loop, part=_ev(part, 0.5, HUES["purple"]))
+    assert light.sections[part].colour == "purple"
+    assert light.sections[part].doubtful
+    assert "cycle" in light.sections[part].reason
+    strong = _read(loop, part=_ev(part, 1.0, HUES["purple"]))
+    assert not strong.sections[part].doubtful
+
+
 def test_a_lightly_marked_last_section_of_a_line_is_read_but_in_doubt() -> None:
     # Just over half of it marked, lightly: at the line's end nothing else vouches for it.
     last = _section("2,7-3,7")
