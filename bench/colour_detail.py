@@ -13,7 +13,7 @@ three ways, at the same JPEG quality: 4:2:0 (as sent), 4:4:4 (colour kept whole)
 Reported per group: sheets, the stations' median spacing (px), totals exactly right, sheets fully
 right, flagged for review, wrong without a flag.
 
-    python3 bench/colour_detail.py     # about 10 minutes on 2 cores
+    python3 bench/colour_detail.py     # about 11 minutes on 2 cores
 """
 
 from __future__ import annotations
