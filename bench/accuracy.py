@@ -3,6 +3,7 @@
     python3 bench/accuracy.py                 # the README's figures (240 sheets, ~10 min on 2 cores)
     python3 bench/accuracy.py --count 40      # a quick look
     python3 bench/accuracy.py --sharpen 1.0,1.5   # photos sharpened as a phone does before saving
+    python3 bench/accuracy.py --turn 90       # every picture turned a quarter clockwise (also 180, 270)
 
 Each sheet is rendered by ``nsvision.render`` (phone photos across the strength sweep, flatbed
 scans, both visual styles, legal and illegal networks), written to disk in its usual format
@@ -93,13 +94,28 @@ def unsharp(image: np.ndarray, amount: float, sigma: float) -> np.ndarray:
     return cv2.addWeighted(image, 1.0 + amount, blur, -amount, 0)
 
 
-def prepared(case: Case, sharpen: tuple[float, float] | None = None) -> Sample:
+TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+"""Quarter turns (degrees clockwise) a picture can be given before it is saved (``--turn``)."""
+
+
+def turned(sample: Sample, degrees: int) -> Sample:
+    """The sample with every page's picture turned ``degrees`` clockwise (a key of ``TURNS``) and
+    saved that way up, with no EXIF orientation to undo it: the same sheet photographed with the
+    phone held another way round."""
+    up = [cv2.rotate(p.image, TURNS[degrees]) for p in sample.pages]
+    pages = tuple(
+        dataclasses.replace(p, image=im, stored=im, exif_orientation=1) for p, im in zip(sample.pages, up, strict=True)
+    )
+    return dataclasses.replace(sample, pages=pages)
+
+
+def prepared(case: Case, sharpen: tuple[float, float] | None = None, turn: int = 0) -> Sample:
     """The case's sheet as the bench reads it: a photo given an unsharp mask first when ``sharpen``
-    (amount, sigma) is given."""
+    (amount, sigma) is given; then every picture turned ``turn`` degrees clockwise, if any."""
     sample = case.sample()
     if sharpen is not None and case.mode == "photo":
         sample = transformed(sample, lambda im: unsharp(im, *sharpen))
-    return sample
+    return turned(sample, turn) if turn else sample
 
 
 def file_format(case: Case) -> str:
@@ -107,9 +123,9 @@ def file_format(case: Case) -> str:
     return "jpg" if case.mode == "photo" else "png"
 
 
-def run_case(case: Case, sharpen: tuple[float, float] | None = None) -> dict[str, Any]:
+def run_case(case: Case, sharpen: tuple[float, float] | None = None, turn: int = 0) -> dict[str, Any]:
     cv2.setNumThreads(1)
-    return {"case": case.__dict__, **read_sample(prepared(case, sharpen), file_format(case))}
+    return {"case": case.__dict__, **read_sample(prepared(case, sharpen, turn), file_format(case))}
 
 
 def transformed(sample: Sample, change: Callable[[np.ndarray], np.ndarray], quality: int | None = None) -> Sample:
@@ -239,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--sharpen", default=None, help="AMOUNT,SIGMA: sharpen every photo with an unsharp mask before it is saved"
     )
+    ap.add_argument(
+        "--turn", type=int, default=0, choices=(0, *TURNS), help="turn every picture this many degrees clockwise"
+    )
     args = ap.parse_args(argv)
     sharpen: tuple[float, float] | None = None
     if args.sharpen:
@@ -250,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = plan(args.count, args.seed)
     start = time.time()
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = list(pool.map(functools.partial(run_case, sharpen=sharpen), cases, chunksize=2))
+        rows = list(pool.map(functools.partial(run_case, sharpen=sharpen, turn=args.turn), cases, chunksize=2))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1))
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
