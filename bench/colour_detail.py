@@ -30,7 +30,6 @@ import cv2
 import numpy as np
 import robustness  # bench/robustness.py, beside this script
 from accuracy import Case, judge, outcome_cells, transformed
-from PIL import Image
 
 from nsvision.calibration import load_calibration
 from nsvision.pipeline import SMALL_MAP_PITCH, SheetReport, analyze_file
@@ -40,7 +39,6 @@ SIZES = (1600, 1200)
 """Long sides (px) the robustness photos are shrunk to."""
 SAVED = {"JPEG 4:2:0": 2, "JPEG 4:4:4": 0, "PNG": None}
 """How a picture is saved: a JPEG's chroma subsampling (Pillow's ``subsampling``), or lossless."""
-EXIF_ORIENTATION = 0x0112
 
 
 def pitch_px(sample: Sample) -> float:
@@ -54,19 +52,12 @@ def pitch_px(sample: Sample) -> float:
 
 
 def read_saved(sample: Sample, how: str) -> dict[str, Any]:
-    """Save the sample's picture as ``how`` (a key of ``SAVED``), read it as the CLI does, judge it.
-    JPEG 4:2:0 and PNG are written as every bench writes them (``write_sample``); JPEG 4:4:4 the same
-    way as the 4:2:0 (the pixels as stored, with the EXIF orientation), colour kept whole."""
-    page = sample.pages[0]
+    """Save the sample's picture as ``how`` (a key of ``SAVED``) as every bench writes it
+    (``write_sample``), read it as the CLI does, judge it."""
     with tempfile.TemporaryDirectory() as tmp:
-        if SAVED[how] == 0:
-            path = Path(tmp) / "sheet.jpg"
-            exif = Image.Exif()
-            exif[EXIF_ORIENTATION] = page.exif_orientation
-            Image.fromarray(page.stored).save(path, quality=page.jpeg_quality, subsampling=0, exif=exif.tobytes())
-        else:
-            fmt = "png" if SAVED[how] is None else "jpg"
-            path = next(p for p in write_sample(sample, Path(tmp), fmt=fmt) if p.suffix != ".json")
+        sampling = SAVED[how]
+        fmt, kw = ("png", {}) if sampling is None else ("jpg", {"subsampling": sampling})
+        path = next(p for p in write_sample(sample, Path(tmp), fmt=fmt, **kw) if p.suffix != ".json")
         result = analyze_file(path, load_calibration())[0]
     if not isinstance(result, SheetReport):
         return {"correct": False, "flagged": True, "total_right": False, "seed": sample.expected["seed"]}

@@ -234,8 +234,9 @@ def _pixels_per_inch(page: Degraded) -> float:
     return 300.0
 
 
-def _save_image(page: Degraded, path: Path, fmt: str) -> int:
-    """Write one page; returns the EXIF orientation the file carries."""
+def _save_image(page: Degraded, path: Path, fmt: str, subsampling: int = 2) -> int:
+    """Write one page (a JPEG with Pillow's chroma ``subsampling``); returns the EXIF orientation the
+    file carries."""
     keep_exif = fmt in _EXIF_FORMATS and page.exif_orientation != 1
     pixels = page.stored if keep_exif else page.image
     im = Image.fromarray(pixels)
@@ -244,7 +245,7 @@ def _save_image(page: Degraded, path: Path, fmt: str) -> int:
     if keep_exif:
         extra["exif"] = _exif(page.exif_orientation)
     if fmt == "jpg":
-        im.save(path, "JPEG", quality=page.jpeg_quality, subsampling=2, dpi=(ppi, ppi), **extra)
+        im.save(path, "JPEG", quality=page.jpeg_quality, subsampling=subsampling, dpi=(ppi, ppi), **extra)
     elif fmt == "png":
         im.save(path, "PNG", dpi=(ppi, ppi), compress_level=6)
     elif fmt == "tiff":
@@ -267,10 +268,11 @@ def _dumps(doc: dict[str, Any]) -> str:
     return _FLAT_LIST.sub(lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", json.dumps(doc, indent=1))
 
 
-def write_sample(sample: Sample, out_dir: Path, fmt: str = "jpg") -> list[Path]:
+def write_sample(sample: Sample, out_dir: Path, fmt: str = "jpg", subsampling: int = 2) -> list[Path]:
     """Write the page image(s) and ``expected.json`` into ``out_dir``; returns the written paths.
 
-    ``fmt`` is one of ``FORMATS``. JPEG uses the page's quality with 4:2:0 chroma subsampling;
+    ``fmt`` is one of ``FORMATS``. JPEG uses the page's quality with 4:2:0 chroma subsampling (as
+    phones save; Pillow's ``subsampling``: 0 keeps colour whole, 4:4:4);
     formats without EXIF (PNG, PDF) get the displayed pixels and ``exif_orientation`` 1. A
     ``pdf`` holds every page in one file (Pillow, JPEG-compressed); other formats write one
     file per page.
@@ -306,7 +308,7 @@ def write_sample(sample: Sample, out_dir: Path, fmt: str = "jpg") -> list[Path]:
             name = f"{stem}.{fmt}" if len(sample.pages) == 1 else f"{stem}-p{i + 1}.{fmt}"
             path = out_dir / name
             s.update(image=name, page=1)
-            s["map_position"]["exif_orientation"] = _save_image(page, path, fmt)
+            s["map_position"]["exif_orientation"] = _save_image(page, path, fmt, subsampling)
             written.append(path)
     doc = sheets[0] if "sheets" not in sample.expected else {"format": FORMAT, "version": VERSION, "sheets": sheets}
     target = out_dir / "expected.json"
