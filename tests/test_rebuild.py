@@ -704,3 +704,19 @@ def test_pencil_beside_a_stroke_here_and_there_or_of_a_line_elsewhere_is_no_doub
         more=_with_beside(_ev(other_pink, 1.0, HUES["pink"]), "blue", 0.1),
     )
     assert not cast.doubtful and cast.sections[section].also is None
+
+
+def test_a_join_drawn_in_a_colour_unlike_its_lines_pencil_stays_in_doubt() -> None:
+    # The section holds the purple line together, but its colour lies between purple and blue: the
+    # structure says the purple line goes there, not that purple alone drew it (blue drawn over it
+    # as well breaks a rule and changes the score), so a person looks.
+    join = _section("2,7-3,7")
+    mixed = 0.6 * HUES["purple"] + 0.4 * HUES["blue"]
+    purple = ("0,5-2,5", "2,5-2,7", "3,6-3,7", "3,7-3,9")
+    lines: dict[str, Colour] = {**OTHERS, **dict.fromkeys(purple, "purple")}
+    reading = _read(lines, join=_ev(join, 1.0, mixed))
+    assert reading.sections[join].colour == "purple"
+    assert reading.sections[join].doubtful
+    assert [r.section for r in reading.doubtful] == [join]
+    # Drawn in the line's own pencil, the same join is read without doubt.
+    assert not _read(lines, join=_ev(join, 1.0, HUES["purple"])).doubtful

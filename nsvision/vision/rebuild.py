@@ -8,14 +8,17 @@ Decisions use the evidence and the game's structure, never a silent guess:
    from the sheet itself. Every non-empty line contains its departure station, so one firmly
    marked section at each departure station shows that line's pencil (anchors, chosen jointly so that
    two colours never share one); then all marked sections are clustered around those hues. A
-   section whose colour sits between two hues is in doubt;
+   section whose colour sits between two hues, or is unlike every pencil of the sheet (a printed
+   mark under a cast, two pencils on one section), is in doubt;
 3. **structure**: of two crossing sections, a weakly drawn one is in doubt when the other is
    clearly drawn; a section that cannot be reached from its colour's departure station through
    that colour's sections takes the second-nearest colour when that one connects it, and is in
    doubt otherwise unless its evidence is strong (then it is a real rule break). Lightly marked
    pencil of a line's hue that joins two parts of that line is drawn (in doubt when it is barely
-   there or another join is marked too; when it is read confidently, the part it joins is no
-   longer in doubt for being cut off); with no join marked so, the one join with faint marks of the
+   there, another join is marked too, or its colour is unlike the line's pencil: the structure
+   vouches for the line going there, not for its pencil being the only one; when it is read
+   confidently, the part it joins is no longer in doubt for being cut off); with no join marked
+   so, the one join with faint marks of the
    line's hue (or the hue next to it) is drawn in the best reading, in doubt; a line in pieces
    either side of a Thames band of its own pencil's hue, with no join marked, is joined across the
    band in doubt (a stroke leaves no mark there); over the Thames, where the print shifts hues, the lines that reach a
@@ -34,7 +37,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
    reading, in doubt;
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
-   still broken through a section over the Thames that is not strongly drawn is in doubt;
+   still broken through a section that is not strongly drawn (over the Thames, or marked on part
+   of it on paper) is in doubt;
 5. **hidden**: a long stretch of a section that shows neither the printed guide nor pencil lies
    under something (a pencil, a pen, a finger) or is washed out by glare: the section is in doubt
    unless it is read as drawn on most of its length.
@@ -487,6 +491,10 @@ def rebuild(
         if c is None or f >= CONFIDENT or _over_band(evidence[s]) or m < COLOUR_MARGIN:
             continue
         if evidence[s].ink < SURE_BRIDGE_INK or nearest[s] != c:
+            continue
+        if float(_vec(evidence[s]) @ hues[c]) < HUE_CONSISTENT:
+            # Its colour unlike the line's pencil (two pencils, or a cast): the structure says the
+            # line goes there, not that its pencil alone does.
             continue
         if any(decided[t][0] is not None for t in game_map.crossing_partners[s]):
             continue
