@@ -18,8 +18,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
    there, another join is marked too, or its colour is unlike the line's pencil: the structure
    vouches for the line going there, not for its pencil being the only one; when it is read
    confidently, the part it joins is no longer in doubt for being cut off); with no join marked
-   so, the one join with faint marks of the
-   line's hue (or the hue next to it) is drawn in the best reading, in doubt; a line in pieces
+   so, the one join with faint marks of the line's hue (or the hue next to it) is drawn in the best
+   reading, in doubt; a line in pieces
    either side of a Thames band of its own pencil's hue, with no join marked, is joined across the
    band in doubt (a stroke leaves no mark there); over the Thames, where the print shifts hues, the lines that reach a
    section choose between two close hues, and of those lines the one pencil that can look like the
