@@ -720,3 +720,22 @@ def test_a_join_drawn_in_a_colour_unlike_its_lines_pencil_stays_in_doubt() -> No
     assert [r.section for r in reading.doubtful] == [join]
     # Drawn in the line's own pencil, the same join is read without doubt.
     assert not _read(lines, join=_ev(join, 1.0, HUES["purple"])).doubtful
+
+
+def test_a_second_pencil_beside_a_stroke_whose_colour_it_pulls_is_looked_for_on_less_of_it() -> None:
+    # Green beside the pink stroke on 18 % of the section, under the fifth that makes a section drawn
+    # twice on its own: where the stroke's own colour is pink, that is a pencil's edge (no doubt);
+    # where it is pulled towards green (the two pencils lie partly on top of each other; not so far
+    # that it is unlike the sheet's pink on its own), the green line reaching it has drawn it too,
+    # and the section is read in both, in doubt.
+    section = _section("7,3-7,5")
+    green = ("3,2-4,3", "4,3-5,3", "5,3-7,5")
+    pink = ("7,0-7,3", "6,2-7,3", "6,1-6,2")
+    lines: dict[str, Colour] = {**OTHERS, **dict.fromkeys(green, "green"), **dict.fromkeys(pink, "pink")}
+    plain = _read(lines, twice=_with_beside(_ev(section, 1.0, HUES["pink"]), "green", 0.18))
+    assert not plain.doubtful and plain.sections[section].also is None
+    pulled = 0.7 * HUES["pink"] + 0.3 * HUES["green"]
+    mixed = _read(lines, twice=_with_beside(_ev(section, 1.0, pulled), "green", 0.18))
+    assert mixed.sections[section].colour == "pink" and mixed.sections[section].also == "green"
+    assert [r.section for r in mixed.doubtful] == [section]
+    assert mixed.sections[section].reason.startswith("green pencil beside the pink")

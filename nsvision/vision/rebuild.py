@@ -32,9 +32,9 @@ Decisions use the evidence and the game's structure, never a silent guess:
    colour, away from its departure station, is not drawn in the best reading (a symbol's edge or a
    sharpened guide leaves such marks more often than a pencil); a section read in one colour
    that would join another line's pieces is in doubt (two pencils on one section read as one), and
-   one with another line's pencil beside its stroke along a fifth of it, where that line reaches it
-   (and the other sections of its own pencil show none such), is drawn in both in the best
-   reading, in doubt;
+   one with another line's pencil beside its stroke along a fifth of it (less when its own colour
+   is pulled towards that pencil), where that line reaches it (and the other sections of its own
+   pencil show none such), is drawn in both in the best reading, in doubt;
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
    still broken through a section that is not strongly drawn (over the Thames, or marked on part
@@ -838,6 +838,16 @@ SECOND_PENCIL_SHARE = 0.2
 is read as drawn twice (see ``_second_pencil``). On the development sets, sections drawn twice where
 the second pencil shows measured 0.11 to 0.56 (17 reads of 21 from 0.2), sections drawn once 0.17 at
 most but one (0.27, sharpened 0.41: a pink stroke bowed far off its guide, beside a bluish mark)."""
+SECOND_PENCIL_MIXED_COS = 0.97
+"""Similarity to its own pencil's learnt hue under which a section's colour is pulled towards another
+pencil, as where two strokes lie partly on top of each other. Over every stored development set,
+of the sections with 0.1 to 0.2 of a reaching line's pencil beside them, the three drawn twice in
+the ``twice`` set measured 0.87 to 0.963 (three more, whose second stroke does not show in the
+colour, 1.0), the 52 drawn once 0.975 and more (0.997 and more from 0.15 beside them)."""
+SECOND_PENCIL_SHARE_MIXED = 0.15
+"""``SECOND_PENCIL_SHARE`` for a section whose colour is so pulled: the pull and the marks beside it
+are two signs of the second pencil. Anywhere from 0.1 to 0.15, and 0.97 to 0.99 for
+``SECOND_PENCIL_MIXED_COS``, reads every stored set the same."""
 SECOND_PENCIL_SAMPLES = 15
 """Fewest measured positions on which that share is judged: on a short section between two rings
 a neighbouring line's stroke leaving a station is within the search."""
@@ -864,7 +874,8 @@ def _second_pencil(
 ) -> dict[Section, Colour]:
     """Sections drawn in a second pencil too, in the best reading, with that pencil: a section read
     in one pencil, with another line's pencil beside its stroke on ``SECOND_PENCIL_SHARE`` of it or
-    more, where that line reaches one of its stations, while the other sections of its pencil have
+    more (``SECOND_PENCIL_SHARE_MIXED`` when its own colour is pulled away from its pencil), where
+    that line reaches one of its stations, while the other sections of its pencil have
     next to none beside them (``SECOND_PENCIL_ELSEWHERE``). Two pencils drawn along one section lie
     side by side or wander apart (a rule broken, ``drawn_twice``, that one colour read hides). Each
     is in doubt: a person confirms it.
@@ -885,7 +896,8 @@ def _second_pencil(
             if other == c or not (degree[(other, s.a)] or degree[(other, s.b)]):
                 continue
             share = _beside_share(evidence[s], matrix, c, other)
-            if share < SECOND_PENCIL_SHARE:
+            mixed = float(_vec(evidence[s]) @ hues[c]) < SECOND_PENCIL_MIXED_COS
+            if share < (SECOND_PENCIL_SHARE_MIXED if mixed else SECOND_PENCIL_SHARE):
                 continue
             elsewhere = [
                 _beside_share(evidence[t], matrix, c, other)
