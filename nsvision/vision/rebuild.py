@@ -33,7 +33,7 @@ Decisions use the evidence and the game's structure, never a silent guess:
    sharpened guide leaves such marks more often than a pencil); a section read in one colour
    that would join another line's pieces is in doubt (two pencils on one section read as one), and
    one with another line's pencil beside its stroke along a fifth of it (less when its own colour
-   is pulled towards that pencil), where that line reaches it (and the other sections of its own
+   is pulled away from its pencil's), where that line reaches it (and the other sections of its own
    pencil show none such), is drawn in both in the best reading, in doubt;
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
