@@ -19,14 +19,14 @@ Decisions use the evidence and the game's structure, never a silent guess:
    vouches for the line going there, not for its pencil being the only one; when it is read
    confidently, the part it joins is no longer in doubt for being cut off); with no join marked
    so, the one join with faint marks of the line's hue (or the hue next to it) is drawn in the best
-   reading, in doubt; a line in pieces
-   either side of a Thames band of its own pencil's hue, with no join marked, is joined across the
-   band in doubt (a stroke leaves no mark there); over the Thames, where the print shifts hues, the lines that reach a
-   section choose between two close hues, and of those lines the one pencil that can look like the
-   colour seen on the band (a dark band fades its dark channels) takes it; on paper under a
-   coloured light, light strokes drift towards the tint the light gives the guides, and
-   the same reasoning applies; faint marks leaving a line are in doubt (the one section with faint
-   marks of its hue on half of it and some ink, leaving a line's end, is the line going on lightly
+   reading, in doubt; a line in pieces either side of a Thames band of its own pencil's hue, with
+   no join marked, is joined across the band in doubt (a stroke leaves no mark there); over the
+   Thames, where the print shifts hues, the lines that reach a section choose between two close
+   hues, and of those lines the one pencil that can look like the colour seen on the band (a dark
+   band fades its dark channels) takes it; on paper under a coloured light, light strokes drift
+   towards the tint the light gives the guides, and the same reasoning applies; faint marks
+   leaving a line are in doubt (the one section with faint marks of its hue on half of it and some
+   ink, leaving a line's end, is the line going on lightly
    in the best reading), and so is a line's last section when it is lightly marked (nothing else
    vouches for it); a short, lightly marked section in doubt that touches no other section of its
    colour, away from its departure station, is not drawn in the best reading (a symbol's edge or a
@@ -290,6 +290,12 @@ def _vec(ev: SegmentEvidence) -> np.ndarray:
     return np.array(ev.chroma, dtype=np.float64)
 
 
+def _unlike_its_pencil(ev: SegmentEvidence, hue: np.ndarray) -> bool:
+    """Whether a section's colour is unlike the sheet's pencil of learnt ``hue`` (cosine under
+    ``HUE_CONSISTENT``): a printed mark under a cast, or two pencils on one section."""
+    return float(_vec(ev) @ hue) < HUE_CONSISTENT
+
+
 def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -> dict[Colour, np.ndarray]:
     """The four pencil hues of this sheet (unit chroma vectors), from departure anchors and clustering."""
     default = pencil_hues()
@@ -381,7 +387,7 @@ def rebuild(
     for s in game_map.sections:
         decided[s], nearest[s], second_choice[s] = _decide(evidence[s], hues)
         c, f, r, m = decided[s]
-        if c is not None and not _over_band(evidence[s]) and float(_vec(evidence[s]) @ hues[c]) < HUE_CONSISTENT:
+        if c is not None and not _over_band(evidence[s]) and _unlike_its_pencil(evidence[s], hues[c]):
             # Nearest to one pencil but unlike every pencil of this sheet: a printed mark under a
             # cast (grey guides turn pinkish under warm light) or two pencils on one section.
             decided[s] = (c, min(f, 0.6), r or f"colour unlike this sheet's {c} pencil", m)
@@ -492,9 +498,8 @@ def rebuild(
             continue
         if evidence[s].ink < SURE_BRIDGE_INK or nearest[s] != c:
             continue
-        if float(_vec(evidence[s]) @ hues[c]) < HUE_CONSISTENT:
-            # Its colour unlike the line's pencil (two pencils, or a cast): the structure says the
-            # line goes there, not that its pencil alone does.
+        if _unlike_its_pencil(evidence[s], hues[c]):
+            # The structure says the line goes there, not that its pencil alone does.
             continue
         if any(decided[t][0] is not None for t in game_map.crossing_partners[s]):
             continue
@@ -892,12 +897,13 @@ def _second_pencil(
     for s, (c, f, r, m) in list(decided.items()):
         if c is None or evidence[s].samples < SECOND_PENCIL_SAMPLES:
             continue
+        pulled = float(_vec(evidence[s]) @ hues[c]) < SECOND_PENCIL_MIXED_COS
+        needed = SECOND_PENCIL_SHARE_MIXED if pulled else SECOND_PENCIL_SHARE
         for other in LINE_COLOURS:
             if other == c or not (degree[(other, s.a)] or degree[(other, s.b)]):
                 continue
             share = _beside_share(evidence[s], matrix, c, other)
-            mixed = float(_vec(evidence[s]) @ hues[c]) < SECOND_PENCIL_MIXED_COS
-            if share < (SECOND_PENCIL_SHARE_MIXED if mixed else SECOND_PENCIL_SHARE):
+            if share < needed:
                 continue
             elsewhere = [
                 _beside_share(evidence[t], matrix, c, other)
