@@ -38,6 +38,7 @@ from nsvision.game.network import OBJECTIVES, GameOptions
 if TYPE_CHECKING:
     from nsvision.calibration import Calibration
     from nsvision.claims import ClaimsRow
+    from nsvision.fixes_csv import FixesRow
     from nsvision.pipeline import SheetReport, SheetResult
 
 FORMAT = "nsvision-batch"
@@ -93,6 +94,9 @@ class Job:
     """The absolute path the worker opens (workers may run elsewhere than the current folder)."""
     kind: str = "image"
     """``image`` (picture or PDF page) or ``network`` (a network JSON scored without reading)."""
+    fixes: tuple[str, ...] = ()
+    """What a person settled on this sheet after a review, as ``--fix`` takes it (``fix_text``,
+    sorted): the sheet is read with them (``--fixes``)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -161,6 +165,8 @@ class SheetRow:
     """Plain-English explanation of each claimed field that differs (or why there is no claim)."""
     thumbnail: str | None = None
     """The overlay thumbnail's path relative to the output folder (pictures only)."""
+    fixes: tuple[str, ...] = ()
+    """The fixes the sheet was read with (``Job.fixes``)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -202,6 +208,7 @@ class SheetRow:
             **{k: v for k, v in self.sheet.items() if k not in head},
             "verification": dict(self.verification) if self.verification is not None else None,
             "claim_differences": list(self.claim_differences),
+            "fixes": list(self.fixes),
             "thumbnail": self.thumbnail,
         }
 
@@ -220,6 +227,7 @@ class SheetRow:
             verification=data.get("verification"),
             claim_differences=tuple(data.get("claim_differences", ())),
             thumbnail=data.get("thumbnail"),
+            fixes=tuple(str(f) for f in data.get("fixes", ())),
         )
 
 
@@ -349,6 +357,47 @@ def enumerate_jobs(inputs: Sequence[str | Path], *, exclude: Sequence[str | Path
     return jobs
 
 
+def attach_fixes(jobs: Sequence[Job], rows: Sequence[FixesRow], csv_path: str | Path) -> list[Job]:
+    """``jobs``, each with the fixes that the rows of a fixes CSV (``read_fixes_csv``) give for it.
+
+    A row's file is matched as in a claims CSV (``file_match``): the sheets it matches most
+    specifically. A row that names no sheet of the batch, several, or a network file, and fixes
+    that contradict each other on one sheet, stop the batch before any sheet is read
+    (``InputError`` listing every such row): a slip in the file must not go unapplied unseen.
+    """
+    from nsvision.claims import file_match
+    from nsvision.pipeline import conflicting_fixes, fix_text
+
+    base = Path(csv_path).parent
+    given: dict[tuple[str, int], list[FixesRow]] = {}
+    problems: list[str] = []
+    for row in rows:
+        scores = [(file_match(row.file, job.source, base), job) for job in jobs if job.page == row.page]
+        best = max((score for score, _ in scores), default=0)
+        named = [job for score, job in scores if score and score == best]
+        if not named:
+            problems.append(f"line {row.line}: page {row.page} of {row.file} is not among the batch's sheets")
+        elif len(named) > 1:
+            sheets = ", ".join(job.source for job in named)
+            problems.append(f"line {row.line}: {row.file} names several sheets ({sheets}): write more of its path")
+        elif named[0].kind == "network":
+            problems.append(f"line {row.line}: {named[0].source} is a network file: edit it instead")
+        else:
+            given.setdefault(named[0].key, []).append(row)
+    for key, settled in given.items():
+        conflict = conflicting_fixes([r.fix for r in settled])
+        if conflict:
+            lines = ", ".join(str(r.line) for r in settled)
+            problems.append(f"lines {lines}, page {key[1]} of {key[0]}: {conflict}")
+    if problems:
+        listed = problems[0] if len(problems) == 1 else "\n  " + "\n  ".join(problems)
+        raise InputError(str(csv_path), f"cannot use the fixes: {listed}", "correct those rows")
+    return [
+        replace(job, fixes=tuple(sorted({fix_text(r.fix) for r in given[job.key]}))) if job.key in given else job
+        for job in jobs
+    ]
+
+
 @lru_cache(maxsize=4)
 def _calibration(path: str | None) -> Calibration:
     # Cached per worker process: a batch reads hundreds of sheets with one calibration.
@@ -388,19 +437,20 @@ def _thumbnail(result: SheetResult) -> bytes | None:
 
 
 def _read(job: Job, calibration: Calibration, settings: BatchSettings) -> SheetResult:
-    from nsvision.pipeline import SheetFailure, analyze_sheet, score_network_file
+    from nsvision.pipeline import SheetFailure, analyze_sheet, parse_fix, score_network_file
     from nsvision.vision.load import load_page
 
     options = settings.game_options()
     try:
         if job.kind == "network":
             return score_network_file(job.path, calibration, options)
-        return analyze_sheet(load_page(job.path, job.page), calibration, options)
+        fixes = [parse_fix(text, calibration.map) for text in job.fixes]
+        return analyze_sheet(load_page(job.path, job.page), calibration, options, fixes=fixes)
     except NsvisionError as exc:
         return SheetFailure(job.source, job.page, exc)
 
 
-_ROW_KEYS = frozenset({"exit_code", "player", "tie_break", "verification", "claim_differences", "thumbnail"})
+_ROW_KEYS = frozenset({"exit_code", "player", "tie_break", "verification", "claim_differences", "fixes", "thumbnail"})
 """Keys a ``SheetRow`` adds to the sheet's ``to_dict()`` in its JSON line."""
 
 
@@ -411,7 +461,7 @@ def _sheet_part(data: Mapping[str, Any]) -> dict[str, Any]:
 def _failure_row(job: Job, message: str, code: ExitCode) -> SheetRow:
     status = "no_map" if code == ExitCode.NO_MAP else "failed"
     sheet = {"source": job.source, "page": job.page, "status": status, "error": message}
-    return SheetRow(job.source, job.page, status, code, sheet=sheet)
+    return SheetRow(job.source, job.page, status, code, sheet=sheet, fixes=job.fixes)
 
 
 def run_job(job: Job, settings: BatchSettings) -> JobOutcome:
@@ -449,6 +499,7 @@ def run_job(job: Job, settings: BatchSettings) -> JobOutcome:
             sheet=sheet,
             verification=verification,
             claim_differences=differences,
+            fixes=job.fixes,
         )
         return JobOutcome(row, _thumbnail(result))
     except NsvisionError as exc:  # the calibration or claims file went bad during the batch
@@ -606,7 +657,7 @@ class ResultStore:
             raise InputError(
                 str(self.out_dir),
                 f"already holds the results of a batch ({RESULTS_JSONL})",
-                "pass --resume to continue it, or choose another --out folder",
+                "pass --resume to continue it (or to read it again with --fixes), or choose another --out folder",
             )
         self._check_settings(resume and exists)
         if exists:
@@ -650,10 +701,6 @@ class ResultStore:
                 fh.truncate(good_end)
                 fh.flush()
                 os.fsync(fh.fileno())
-
-    @property
-    def done(self) -> set[tuple[str, int]]:
-        return set(self.rows)
 
     def append(self, outcome: JobOutcome) -> SheetRow:
         """Persist one outcome: its thumbnail first, then its line (a line implies its thumbnail)."""
@@ -732,6 +779,7 @@ CSV_COLUMNS = (
     "total",
     "violations",
     "doubtful sections",
+    "settled by hand",
     "claim differences",
     "note",
 )
@@ -763,6 +811,7 @@ def csv_row(row: SheetRow) -> dict[str, Any]:
         out["total"] = score["total"]
         out["violations"] = "; ".join(v["code"] for v in row.sheet.get("violations", ()))
         out["doubtful sections"] = " ".join(row.sheet.get("doubtful_sections", ()))
+    out["settled by hand"] = " ".join(row.fixes)
     out["claim differences"] = " | ".join(row.claim_differences)
     out["note"] = row.error if row.error else "; ".join(row.sheet.get("review_reasons", ()))
     return {k: _cell(out.get(k)) for k in CSV_COLUMNS}
@@ -824,21 +873,30 @@ def run_batch(
     workers: int | None = None,
     scheduler: str | None = None,
     resume: bool = False,
+    fixes_csv: str | Path | None = None,
     on_row: Callable[[SheetRow], None] | None = None,
     on_start: Callable[[int, Sequence[SheetRow]], None] | None = None,
 ) -> BatchSummary:
     """The whole batch: enumerate, skip what is done (``resume``), run, persist each row, write reports.
 
+    ``fixes_csv`` (``read_fixes_csv``) says what a person settled on some sheets after a review:
+    they are read with those fixes. A sheet is done when its row was read with the fixes given now,
+    so a resume reads again exactly the sheets whose fixes changed (given, edited or taken away).
     ``on_start(total_sheets, rows_already_done)`` and ``on_row(row)`` let a caller show progress.
     """
     settings = settings or BatchSettings()
     if settings.claims_csv is not None:
         _claims_rows(settings.claims_csv)  # a malformed CSV stops the batch before any work
     jobs = enumerate_jobs(inputs, exclude=[out_dir])
+    if fixes_csv is not None:
+        from nsvision.fixes_csv import read_fixes_csv
+
+        jobs = attach_fixes(jobs, read_fixes_csv(fixes_csv, _calibration(settings.calibration).map), fixes_csv)
     with ResultStore(out_dir, settings, resume=resume) as store:
-        todo = [j for j in jobs if j.key not in store.done]
+        done = {j.key for j in jobs if j.key in store.rows and store.rows[j.key].fixes == j.fixes}
+        todo = [j for j in jobs if j.key not in done]
         if on_start is not None:
-            on_start(len(jobs), [store.rows[j.key] for j in jobs if j.key in store.rows])
+            on_start(len(jobs), [store.rows[j.key] for j in jobs if j.key in done])
         outcomes = run_jobs(todo, settings, workers=workers, scheduler=scheduler)
         try:
             with contextlib.closing(outcomes):

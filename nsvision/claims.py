@@ -360,25 +360,38 @@ def _sniff_delimiter(header: str) -> str:
     return max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
 
 
+def read_csv_table(
+    path: str | Path, kind: str, syntax: str, error: type[InputError] = InputError
+) -> tuple[list[list[str]], int]:
+    """The rows of a CSV file whose delimiter is a comma, a semicolon or a tab (the commonest in its
+    header row), and the index of that header row: the first that is not blank.
+
+    Raises ``InputError`` when the file cannot be read (``kind`` names it: "claims CSV"), and
+    ``error`` when it is not UTF-8 text or is empty (``syntax`` says what is expected).
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(source, "no such file", f"check the path of the {kind}") from None
+    except UnicodeDecodeError:
+        raise error(source, "not a UTF-8 text file", f"save it as CSV (UTF-8): {syntax}") from None
+    except OSError as exc:
+        raise InputError(source, f"cannot read the file ({exc.strerror})", "check the path and permissions") from None
+    lines = text.splitlines()
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if first is None:
+        raise error(source, "the file is empty", syntax)
+    return list(csv.reader(lines, delimiter=_sniff_delimiter(lines[first]))), first
+
+
 def read_claims_csv(path: str | Path) -> list[ClaimsRow]:
     """Read a claims CSV (see ``CSV_SYNTAX``); every bad row is reported at once with its line number.
 
     Raises ``InputError`` when the file cannot be read and ``ClaimError`` when its content is wrong.
     """
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(source, "no such file", "check the path of the claims CSV") from None
-    except UnicodeDecodeError:
-        raise ClaimError(source, "not a UTF-8 text file", f"save it as CSV (UTF-8): {CSV_SYNTAX}") from None
-    except OSError as exc:
-        raise InputError(source, f"cannot read the file ({exc.strerror})", "check the path and permissions") from None
-    lines = text.splitlines()
-    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
-    if first is None:
-        raise ClaimError(source, "the file is empty", CSV_SYNTAX)
-    rows = list(csv.reader(lines, delimiter=_sniff_delimiter(lines[first])))
+    rows, first = read_csv_table(path, "claims CSV", CSV_SYNTAX, ClaimError)
     header = [re.sub(r"[\s-]+", "_", h.strip().lower()) for h in rows[first]]
     columns = [_ALIASES.get(h, h) for h in header]
     known = ("file", "page", *_KEYS)
@@ -435,7 +448,7 @@ def _path_parts(path: str) -> tuple[str, ...]:
     return tuple(p for p in PurePath(path.replace("\\", "/")).parts if p not in (".", ""))
 
 
-def _file_match(written: str, source: str, csv_dir: Path | None) -> int:
+def file_match(written: str, source: str, csv_dir: Path | None) -> int:
     """How many trailing path parts of ``written`` match ``source`` (0: not the same file)."""
     want, have = _path_parts(written), _path_parts(source)
     if want and len(want) <= len(have) and have[-len(want) :] == want:
@@ -463,7 +476,7 @@ def find_claims(
     for row in rows:
         if row.page != page:
             continue
-        score = _file_match(row.file, source, base)
+        score = file_match(row.file, source, base)
         if score and (best is None or score > best[0]):
             best = (score, row)
     return best[1].claims if best else None

@@ -184,7 +184,7 @@ def _fix_command(sheet: Mapping[str, Any]) -> str:
     also = "; for the stations named as circled, add --fix COLOUR=x,y (COLOUR=none: no circle)" if circles else ""
     return (
         f'<p class="muted">once checked, score it again (as read; change what differs{e(also)}): '
-        f"<code>{e(command)}</code></p>"
+        f"<code>{e(command)}</code>, or give the batch those --fix options in its fixes CSV (--fixes)</p>"
     )
 
 
@@ -224,6 +224,7 @@ def _card(index: int, row: SheetRow, title: str, out_dir: Path) -> str:
         parts.append(f'<p class="muted">numbers that depend on the sections in doubt: {e(fields)}</p>')
     also = sheet.get("also_check", ())
     parts.append(_list("also worth a look", (f"{x['section']}: {x['reason']}" for x in also)))
+    parts.append(_list("settled by hand (--fixes)", row.fixes))
     parts.append(_fix_command(sheet))
     parts.append(_list("claim differences", row.claim_differences, "claim-differences"))
     if row.verification is not None:

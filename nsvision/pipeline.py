@@ -133,6 +133,32 @@ def parse_fix(text: str, game_map: GameMap) -> Fix:
     return SectionFix(section, colours[0], page, colours[1] if len(colours) == 2 else None)  # type: ignore[arg-type]
 
 
+def fix_text(fix: Fix) -> str:
+    """What ``parse_fix`` reads back as ``fix``, without its page: ``x,y-x,y=COLOUR`` (``COLOUR+COLOUR``
+    when drawn in both, ``none`` when not drawn) or ``COLOUR=x,y`` (``COLOUR=none``)."""
+    if isinstance(fix, CircleFix):
+        return f"{fix.colour}={station_name(fix.station) if fix.station else 'none'}"
+    said = f"{fix.colour}+{fix.also}" if fix.colour and fix.also else fix.colour
+    return f"{fix.section.name}={said or 'none'}"
+
+
+def conflicting_fixes(fixes: Sequence[Fix]) -> str | None:
+    """Why ``fixes`` contradict each other, or None: a section given two colours, or a line two
+    circled stations, on one page (the same fix given twice is no contradiction)."""
+    seen: dict[tuple[int | None, str], object] = {}
+    for f in fixes:
+        key: tuple[int | None, str]
+        said: object
+        if isinstance(f, CircleFix):
+            key, said, twice = (f.page, f.colour), f.station, "two circled stations"
+        else:
+            key, said, twice = (f.page, f.section.name), (f.colour, f.also), "two colours"
+        if key in seen and seen[key] != said:
+            return f"{key[1]} is given {twice}: say once what it is"
+        seen[key] = said
+    return None
+
+
 def _fix_text(what: str, said: str | None, page: int) -> str:
     return f"--fix {f'{page}:' if page > 1 else ''}{what}={said or 'none'}"
 

@@ -31,10 +31,11 @@ from nsvision.batch import (
 from nsvision.calibration import Calibration
 from nsvision.cli import app
 from nsvision.errors import ExitCode, InputError
+from nsvision.fixes_csv import read_fixes_csv
 from nsvision.game.board import GameMap
 from nsvision.game.inject import inject_violation
 from nsvision.game.simulate import simulate_game
-from nsvision.pipeline import SheetReport, analyze_file, score_network_file
+from nsvision.pipeline import SheetReport, analyze_file, fix_text, parse_fix, score_network_file
 from nsvision.render.sample import make_sample, write_sample
 
 runner = CliRunner()
@@ -253,6 +254,98 @@ def test_a_malformed_claims_file_stops_the_batch_before_reading(tmp_path: Path, 
     assert res.exit_code == ExitCode.BAD_INPUT
     assert "line 2" in res.stderr
     assert not (tmp_path / "out" / RESULTS_JSONL).exists()
+
+
+def test_fixes_settle_a_sheet_and_a_resume_reads_again_only_the_sheets_whose_fixes_changed(
+    round_: Round, tmp_path: Path, calibration: Calibration
+) -> None:
+    out = tmp_path / "results"
+    shutil.copytree(round_.out, out)
+    before = {(r["source"], r["page"]): r for r in _rows(round_.out)}
+    photo = round_.folder / "table1" / "photo-3.jpg"
+    read = before[(str(photo), 1)]
+    colour, pairs = next((c, p) for c, p in read["network"]["lines"].items() if p)
+    section = "-".join(pairs[-1])
+    fixes = tmp_path / "fixes.csv"
+    # As pasted from the report's command: a bare file name, --fix and all.
+    fixes.write_text(f'file,page,fix\nphoto-3.jpg,,"--fix {section}=none"\n', encoding="utf-8")
+
+    res = _batch(str(round_.folder), "--out", str(out), "--resume", "--fixes", str(fixes), "--workers", "1")
+
+    assert "6 of 7 sheets already done" in res.stderr, res.output
+    rows = {(r["source"], r["page"]): r for r in _rows(out)}
+    fixed = rows.pop((str(photo), 1))
+    alone = analyze_file(photo, calibration, fixes=[parse_fix(f"{section}=none", calibration.map)])[0]
+    assert isinstance(alone, SheetReport)
+    assert (fixed["status"], fixed["total"]) == (alone.status, alone.total)
+    assert fixed["fixes"] == [f"{section}=none"]
+    assert section in fixed["set_by_hand"]
+    assert section.split("-") not in fixed["network"]["lines"][colour]
+    assert {k: (r["status"], r.get("total")) for k, r in rows.items()} == {
+        k: (r["status"], r.get("total")) for k, r in before.items() if k != (str(photo), 1)
+    }
+    with (out / RESULTS_CSV).open(encoding="utf-8-sig", newline="") as fh:
+        settled = {r["source"]: r["settled by hand"] for r in csv.DictReader(fh)}
+    assert settled[str(photo)] == f"{section}=none"
+    assert "settled by hand" in (out / INDEX_HTML).read_text(encoding="utf-8")
+
+    # The same fixes again: nothing to read. Without them: that sheet is read as before.
+    done = (out / RESULTS_JSON).read_bytes()
+    res = _batch(str(round_.folder), "--out", str(out), "--resume", "--fixes", str(fixes), "--workers", "1")
+    assert "7 of 7 sheets already done" in res.stderr, res.output
+    assert (out / RESULTS_JSON).read_bytes() == done
+    res = _batch(str(round_.folder), "--out", str(out), "--resume", "--workers", "1")
+    assert "6 of 7 sheets already done" in res.stderr, res.output
+    again = {(r["source"], r["page"]): r for r in _rows(out)}[(str(photo), 1)]
+    assert (again["total"], again["network"], again["fixes"]) == (read["total"], read["network"], [])
+
+
+def test_a_fixes_file_with_a_slip_stops_the_batch_before_reading(tmp_path: Path, game_map: GameMap) -> None:
+    for name in ("r1/alice.jpg", "r2/alice.jpg", "r1/bob.jpg"):
+        (tmp_path / "in" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "in" / name).write_bytes(b"not read: the batch stops first")
+    _network_file(tmp_path / "in" / "typed.json", game_map, 1)
+    fixes = tmp_path / "fixes.csv"
+    out = tmp_path / "out"
+
+    def run(text: str) -> Result:
+        fixes.write_text(text, encoding="utf-8")
+        return _batch(str(tmp_path / "in"), "--out", str(out), "--fixes", str(fixes))
+
+    res = run('file,fix\ncarol.jpg,"2,3-2,4=green"\nalice.jpg,"2,3-2,4=green"\ntyped.json,"2,3-2,4=green"\n')
+    assert res.exit_code == ExitCode.BAD_INPUT, res.output
+    assert "line 2: page 1 of carol.jpg is not among the batch's sheets" in res.stderr
+    assert "line 3: alice.jpg names several sheets" in res.stderr
+    assert "line 4:" in res.stderr and "network file" in res.stderr
+    res = run('file,fix\nr1/alice.jpg,"2,3-2,4=green"\nbob.jpg,"2,3-2,4=green 2,3-2,4=blue"\n')
+    assert res.exit_code == ExitCode.BAD_INPUT, res.output
+    assert "2,3-2,4 is given two colours" in res.stderr
+    assert "line 2" not in res.stderr
+    res = run('file,fix\nbob.jpg,2,3-2,4=green\nbob.jpg,"2,3-2,9=green"\n')
+    assert res.exit_code == ExitCode.BAD_INPUT, res.output
+    assert "line 2: 4 cells but the header has 2 columns" in res.stderr
+    assert "line 3: '2,3-2,9=green': 2,3-2,9 is not a section of the map" in res.stderr
+    assert not (out / RESULTS_JSONL).exists()
+
+
+def test_a_fixes_csv_takes_pasted_options_pages_and_semicolons(tmp_path: Path, game_map: GameMap) -> None:
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text(
+        'file,page,fix\nphoto-17.jpg,,"2,3-2,4=green 5,7-8,7=none"\n'
+        'table3/scan-6.pdf,2,"--fix 2:4,5-4,6=blue+pink --fix pink=7,3"\nscan-6.pdf,,"--fix 3:green=none"\n',
+        encoding="utf-8",
+    )
+    got = [(r.file, r.page, fix_text(r.fix), r.fix.page, r.line) for r in read_fixes_csv(fixes, game_map)]
+    assert got == [
+        ("photo-17.jpg", 1, "2,3-2,4=green", None, 2),
+        ("photo-17.jpg", 1, "5,7-8,7=none", None, 2),
+        ("table3/scan-6.pdf", 2, "4,5-4,6=blue+pink", None, 3),
+        ("table3/scan-6.pdf", 2, "pink=7,3", None, 3),
+        ("scan-6.pdf", 3, "green=none", None, 4),
+    ]
+    fixes.write_text("file;page;fix\na.jpg;2;1:2,3-2,4=green\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 2: '1:2,3-2,4=green' is for page 1, but the row is for page 2"):
+        read_fixes_csv(fixes, game_map)
 
 
 def _row(source: str, total: int | None, best: int | None = None) -> SheetRow:

@@ -80,6 +80,7 @@ def execute(
     objectives: list[str] | None,
     solo: bool,
     scheduler: str | None,
+    fixes: Path | None = None,
 ) -> BatchSummary:
     settings = BatchSettings(
         calibration=str(calibration.absolute()) if calibration else None,
@@ -104,6 +105,7 @@ def execute(
             workers=workers,
             scheduler=scheduler,
             resume=resume,
+            fixes_csv=fixes,
             on_start=shown.start,
             on_row=shown.row,
         )
@@ -126,6 +128,14 @@ def batch(
     claims: Annotated[
         Path | None, typer.Option("--claims", help="Claims CSV: verify each sheet's claimed totals (see verify).")
     ] = None,
+    fixes: Annotated[
+        Path | None,
+        typer.Option(
+            "--fixes",
+            help="Fixes CSV after a review (columns file, page, fix: what --fix takes): those sheets are read "
+            "with them. With --resume, exactly the sheets whose fixes changed are read again.",
+        ),
+    ] = None,
     calibration: Annotated[
         Path | None, typer.Option("--calibration", help="Calibration file (default: the bundled London print).")
     ] = None,
@@ -146,7 +156,9 @@ def batch(
     Exit code: the most serious sheet's — 0 all legal (and claims match), 1 rules broken or
     claims differ, 3 needs review, 4 unreadable file, 5 no map found, 70 internal error.
     """
-    summary = guarded(lambda: execute(inputs, out, workers, resume, claims, calibration, objective, solo, scheduler))
+    summary = guarded(
+        lambda: execute(inputs, out, workers, resume, claims, calibration, objective, solo, scheduler, fixes)
+    )
     _report(summary, out)
     if summary.exit_code != ExitCode.OK:
         raise typer.Exit(int(summary.exit_code))

@@ -13,13 +13,13 @@ from nsvision.errors import ExitCode, InputError
 from nsvision.game.network import OBJECTIVES, GameOptions
 from nsvision.overlay import page_path, render_overlay, write_debug_images, write_image
 from nsvision.pipeline import (
-    CircleFix,
     Fix,
     SectionFix,
     SheetFailure,
     SheetReport,
     SheetResult,
     analyze_file,
+    conflicting_fixes,
     overall_exit_code,
     parse_fix,
     score_network_file,
@@ -63,17 +63,9 @@ def read_any(
         settled = [parse_fix(text, cal.map) for text in fixes or []]
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--fix'") from None
-    seen: dict[tuple[int | None, str], object] = {}
-    for f in settled:
-        key: tuple[int | None, str]
-        said: object
-        if isinstance(f, CircleFix):
-            key, said, twice = (f.page, f.colour), f.station, "two circled stations"
-        else:
-            key, said, twice = (f.page, f.section.name), (f.colour, f.also), "two colours"
-        if key in seen and seen[key] != said:
-            raise typer.BadParameter(f"{key[1]} is given {twice}: say once what it is", param_hint="'--fix'")
-        seen[key] = said
+    conflict = conflicting_fixes(settled)
+    if conflict:
+        raise typer.BadParameter(conflict, param_hint="'--fix'")
     if not file.exists():
         raise InputError(str(file), "no such file", "check the path")
     if is_network_file(file):
