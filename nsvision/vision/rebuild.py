@@ -26,11 +26,12 @@ Decisions use the evidence and the game's structure, never a silent guess:
    band fades its dark channels) takes it; on paper under a coloured light, light strokes drift
    towards the tint the light gives the guides, and the same reasoning applies; faint marks
    leaving a line are in doubt (the one section with faint marks of its hue on half of it and some
-   ink, leaving a line's end, is the line going on lightly
-   in the best reading), and so is a line's last section when it is lightly marked or far lighter
-   than the rest of its line, as a section rubbed out leaves it (nothing else vouches for it); a short, lightly marked section in doubt that touches no other section of its
-   colour, away from its departure station, is not drawn in the best reading (a symbol's edge or a
-   sharpened guide leaves such marks more often than a pencil); a section read in one colour
+   ink, leaving a line's end, is the line going on lightly in the best reading), and so is a line's
+   last section when it is lightly marked or far lighter than the rest of its line, as a section
+   rubbed out leaves it (nothing else vouches for it); a short, lightly marked section in doubt
+   that touches no other section of its colour, away from its departure station, is not drawn in
+   the best reading (a symbol's edge or a sharpened guide leaves such marks more often than a
+   pencil); a section read in one colour
    that would join another line's pieces is in doubt (two pencils on one section read as one), and
    one with another line's pencil beside its stroke along a fifth of it (less when its own colour
    is pulled away from its pencil's), where that line reaches it (and the other sections of its own
