@@ -154,9 +154,10 @@ LIGHT_END_STRENGTH = 0.15
 FADED_END = 0.15
 """Share of its line's usual density (the median of its other sections on paper) under which a
 line's last section is in doubt however much of it is marked: a section rubbed out leaves a smear of
-its pencil, marked all along but a tenth as dense as the line's strokes (`bench/robustness.py`, "a
-section rubbed out"). A last section drawn on purpose is rarely so much lighter than its own line:
-on the development sets, 10 sheets in about 900 have one that nothing else puts in doubt."""
+its pencil, marked all along but a tenth as dense as the line's strokes (``bench/robustness.py``,
+"a section rubbed out"). A last section drawn on purpose is rarely so much lighter than its own
+line: over the 1,420 reads of the stored development sets, 12 readings, all right, are flagged for
+one and for nothing else."""
 FADED_END_LINE = 3
 """Fewest other sections of a line on paper to tell its usual density by."""
 SHORT_SAMPLES = 12
