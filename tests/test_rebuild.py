@@ -156,13 +156,13 @@ def test_marks_too_light_for_ink_at_a_line_end_are_put_in_doubt() -> None:
 
 
 def test_a_last_section_far_lighter_than_its_line_is_checked_by_a_person() -> None:
-    # A purple line of firm strokes (density 1.0) whose last section, marked all along, is a tenth as
-    # dense: a section rubbed out leaves such a smear. A third as dense is a light stroke, read as is.
+    # A purple line of firm strokes (density 1.0) whose last section, marked all along, is a fifteenth
+    # as dense: a section rubbed out leaves such a smear. A fifth as dense is a light stroke, read as is.
     evidence = {s: _ev(s) for s in MAP.sections}
     for name, colour in {**OTHERS, "2,5-2,7": "purple", "2,7-3,7": "purple", "3,6-3,7": "purple"}.items():
         evidence[_section(name)] = dataclasses.replace(_ev(_section(name), 1.0, HUES[colour]), strength=1.0)
     last = _section("3,6-4,6")
-    for strength, doubt in ((0.1, True), (0.3, False)):
+    for strength, doubt in ((0.065, True), (0.2, False)):
         evidence[last] = dataclasses.replace(_ev(last, 1.0, HUES["purple"]), strength=strength)
         reading = rebuild(evidence, MAP)
         assert reading.sections[last].colour == "purple"
