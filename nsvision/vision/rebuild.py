@@ -31,11 +31,11 @@ Decisions use the evidence and the game's structure, never a silent guess:
    rubbed out leaves it (nothing else vouches for it); a short, lightly marked section in doubt
    that touches no other section of its colour, away from its departure station, is not drawn in
    the best reading (a symbol's edge or a sharpened guide leaves such marks more often than a
-   pencil); a section read in one colour
-   that would join another line's pieces is in doubt (two pencils on one section read as one), and
-   one with another line's pencil beside its stroke along a fifth of it (less when its own colour
-   is pulled away from its pencil's), where that line reaches it (and the other sections of its own
-   pencil show none such), is drawn in both in the best reading, in doubt;
+   pencil); a section read in one colour that would join another line's pieces is in doubt (two
+   pencils on one section read as one), and one with another line's pencil beside its stroke along
+   a fifth of it (less when its own colour is pulled away from its pencil's), where that line
+   reaches it (and the other sections of its own pencil show none such), is drawn in both in the
+   best reading, in doubt;
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
    still broken through a section that is not strongly drawn (over the Thames, or marked on part
@@ -820,11 +820,12 @@ def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section
         at_end = degree[(c, s.a)] == 1 or degree[(c, s.b)] == 1
         if not at_end or _over_band(ev):
             continue
-        others = [strength for t, strength in on_paper[c] if t != s]
-        usual = float(np.median(others)) if len(others) >= FADED_END_LINE else 0.0
         if ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH:
             decided[s] = (c, min(f, 0.7), f"light pencil ({ev.ink:.0%} of it marked) at the end of the {c} line", m)
-        elif ev.strength < FADED_END * usual:
+            continue
+        others = [strength for t, strength in on_paper[c] if t != s]
+        usual = float(np.median(others)) if len(others) >= FADED_END_LINE else 0.0
+        if ev.strength < FADED_END * usual:
             why = f"pencil {ev.strength / usual:.0%} as dense as the rest of the {c} line, at its end: rubbed out?"
             decided[s] = (c, min(f, 0.7), why, m)
 
