@@ -164,12 +164,13 @@ def _glare(sample: Sample) -> Sample:
 
 ERASED_LEFT = 0.3
 """Share of its pencil that an eraser leaves of a section rubbed out: coloured pencil is wax and does
-not come off clean paper cleanly (at 0.2, 1 read of the 40 is wrong without a flag; at 0.4, 10)."""
+not come off the paper cleanly. Before the reader checked such smears (8c20413), 0.2 left 1 read of
+the 40 wrong without a flag, 0.3 left 5 and 0.4 left 10."""
 
 
 def _erased_section(sample: Sample) -> tuple[str, Section] | None:
-    """A section leaving a line's end (the longest line's first) to a station no line visits, crossing
-    no drawn section: where a player who drew a wrong section would rub it out."""
+    """A section leaving a line's end (the longest line's, else the next longest's) to a station no
+    line visits, crossing no drawn section: where a player who drew a wrong section would rub it out."""
     game_map = load_calibration().map
     lines = sample.expected["network"]["lines"]
     drawn = {parse_section_name("-".join(pair)) for colour in LINE_COLOURS for pair in lines[colour]}
