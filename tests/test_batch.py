@@ -348,6 +348,16 @@ def test_a_fixes_csv_takes_pasted_options_pages_and_semicolons(tmp_path: Path, g
         read_fixes_csv(fixes, game_map)
 
 
+def test_a_fix_sent_to_a_worker_as_text_is_read_back_as_it_was(game_map: GameMap) -> None:
+    # A batch sends each sheet's fixes to its worker as text (``fix_text``), which parses them again.
+    for section in game_map.sections:
+        for said in ("none", "purple", "blue+pink"):
+            fix = parse_fix(f"{section.name}={said}", game_map)
+            assert parse_fix(fix_text(fix), game_map) == fix
+    for text in ("green=5,3", "pink=none"):
+        assert fix_text(parse_fix(text, game_map)) == text
+
+
 def _row(source: str, total: int | None, best: int | None = None) -> SheetRow:
     if total is None:
         return SheetRow(source, 1, "failed", ExitCode.BAD_INPUT, sheet={"error": f"{source}: cannot be read"})
