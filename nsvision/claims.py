@@ -385,6 +385,17 @@ def read_csv_table(
     return list(csv.reader(lines, delimiter=_sniff_delimiter(lines[first]))), first
 
 
+def page_cell(text: str, problems: list[str]) -> int | None:
+    """A CSV row's page cell: the page (from 1); None when it is blank, or is not a page number
+    (which is added to ``problems``)."""
+    if not text:
+        return None
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    problems.append(f"page {text!r} is not a page number (1, 2, ...)")
+    return None
+
+
 def read_claims_csv(path: str | Path) -> list[ClaimsRow]:
     """Read a claims CSV (see ``CSV_SYNTAX``); every bad row is reported at once with its line number.
 
@@ -420,12 +431,7 @@ def read_claims_csv(path: str | Path) -> list[ClaimsRow]:
         file = cell["file"]
         if not file:
             row_problems.append("the 'file' cell is empty")
-        page = 1
-        if cell.get("page"):
-            if cell["page"].isdigit() and int(cell["page"]) >= 1:
-                page = int(cell["page"])
-            else:
-                row_problems.append(f"page {cell['page']!r} is not a page number (1, 2, ...)")
+        page = page_cell(cell.get("page", ""), row_problems) or 1
         pairs = [(col, value, f"{col}={value}") for col, value in cell.items() if col not in ("file", "page") and value]
         claims = _assemble(pairs, row_problems)
         if not row_problems and claims.is_empty:

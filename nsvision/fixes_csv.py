@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from nsvision.claims import read_csv_table
+from nsvision.claims import page_cell, read_csv_table
 from nsvision.errors import InputError
 from nsvision.game.board import GameMap
 from nsvision.pipeline import Fix, parse_fix
@@ -76,12 +76,7 @@ def _row(cell: dict[str, str], number: int, game_map: GameMap, problems: list[st
     file = cell["file"]
     if not file:
         here.append("the 'file' cell is empty")
-    page: int | None = None
-    if cell.get("page"):
-        if cell["page"].isdigit() and int(cell["page"]) >= 1:
-            page = int(cell["page"])
-        else:
-            here.append(f"page {cell['page']!r} is not a page number (1, 2, ...)")
+    page = page_cell(cell.get("page", ""), here)
     # ``--fix`` may come along when the report's command is pasted.
     tokens = [t for t in re.split(r"\s+", cell["fix"]) if t and t != "--fix"]
     if not tokens:

@@ -137,9 +137,10 @@ def fix_text(fix: Fix) -> str:
     """What ``parse_fix`` reads back as ``fix``, without its page: ``x,y-x,y=COLOUR`` (``COLOUR+COLOUR``
     when drawn in both, ``none`` when not drawn) or ``COLOUR=x,y`` (``COLOUR=none``)."""
     if isinstance(fix, CircleFix):
-        return f"{fix.colour}={station_name(fix.station) if fix.station else 'none'}"
-    said = f"{fix.colour}+{fix.also}" if fix.colour and fix.also else fix.colour
-    return f"{fix.section.name}={said or 'none'}"
+        option = circle_fix_option(fix.colour, station_name(fix.station) if fix.station else None)
+    else:
+        option = fix_option(fix.section.name, fix.colour, also=fix.also)
+    return option.removeprefix("--fix ")
 
 
 def conflicting_fixes(fixes: Sequence[Fix]) -> str | None:

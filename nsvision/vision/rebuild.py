@@ -300,10 +300,10 @@ def _vec(ev: SegmentEvidence) -> np.ndarray:
     return np.array(ev.chroma, dtype=np.float64)
 
 
-def _unlike_its_pencil(ev: SegmentEvidence, hue: np.ndarray) -> bool:
+def _unlike_its_pencil(ev: SegmentEvidence, hue: np.ndarray, cos: float = HUE_CONSISTENT) -> bool:
     """Whether a section's colour is unlike the sheet's pencil of learnt ``hue`` (cosine under
-    ``HUE_CONSISTENT``): a printed mark under a cast, or two pencils on one section."""
-    return float(_vec(ev) @ hue) < HUE_CONSISTENT
+    ``cos``): a printed mark under a cast, or two pencils on one section."""
+    return float(_vec(ev) @ hue) < cos
 
 
 def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -> dict[Colour, np.ndarray]:
@@ -921,7 +921,7 @@ def _second_pencil(
     for s, (c, f, r, m) in list(decided.items()):
         if c is None or evidence[s].samples < SECOND_PENCIL_SAMPLES:
             continue
-        pulled = float(_vec(evidence[s]) @ hues[c]) < SECOND_PENCIL_MIXED_COS
+        pulled = _unlike_its_pencil(evidence[s], hues[c], SECOND_PENCIL_MIXED_COS)
         needed = SECOND_PENCIL_SHARE_MIXED if pulled else SECOND_PENCIL_SHARE
         for other in LINE_COLOURS:
             if other == c or not (degree[(other, s.a)] or degree[(other, s.b)]):
