@@ -1,13 +1,14 @@
 """Does teaching nsvision a print help? Default versus calibrated reading of a print it was not tuned on.
 
-Renders a blank sheet of the "slate" style (a third print, never used to tune the reader) as a
-flatbed scan, runs ``nsvision calibrate`` on it (the library call behind it), then renders filled
+Renders a blank sheet of the "slate" style (a third print, never used to tune the reader; ``--style``
+names another) as a flatbed scan, runs ``nsvision calibrate`` on it (the library call behind it), then renders filled
 sheets of that print as phone photos over the strength sweep and reads each one twice: with the
 default calibration and with the learnt one. Reports, per reading: totals exactly right, wrong
 sections, sections in doubt, sheets flagged, and sheets wrong without a flag.
 
-    python3 bench/calibrated.py              # 40 photos, about 4 minutes on 2 cores
-    python3 bench/calibrated.py --count 10   # quicker
+    python3 bench/calibrated.py                        # 40 photos, about 4 minutes on 2 cores
+    python3 bench/calibrated.py --count 10             # quicker
+    python3 bench/calibrated.py --style cream --count 30  # a print the reader was tuned on
 """
 
 from __future__ import annotations
@@ -24,17 +25,19 @@ from nsvision.calibration import Calibration, load_calibration
 from nsvision.game.board import LINE_COLOURS
 from nsvision.pipeline import SheetReport, analyze_sheet
 from nsvision.render.sample import make_sample
+from nsvision.render.style import get_style
 from nsvision.vision.calibrate import calibrate_blank
 
 STYLE = "slate"
+"""The print calibrated and read, unless ``--style`` names another."""
 
 
 @cache
-def learnt_calibration(seed: int) -> Calibration:
-    """The calibration ``nsvision calibrate`` makes from a scan of a blank slate sheet."""
+def learnt_calibration(seed: int, style: str = STYLE) -> Calibration:
+    """The calibration ``nsvision calibrate`` makes from a scan of a blank sheet of ``style``."""
     base = load_calibration()
-    blank = make_sample(base, seed, mode="scan", style=STYLE, strength=0.3, blank=True)
-    return calibrate_blank(blank.pages[0].image, base, "slate-blank.png", name="slate")
+    blank = make_sample(base, seed, mode="scan", style=style, strength=0.3, blank=True)
+    return calibrate_blank(blank.pages[0].image, base, f"{style}-blank.png", name=style)
 
 
 def compare(report: SheetReport | Any, expected: dict[str, Any]) -> dict[str, Any]:
@@ -54,16 +57,16 @@ def compare(report: SheetReport | Any, expected: dict[str, Any]) -> dict[str, An
     }
 
 
-def run_case(args: tuple[int, float, int]) -> dict[str, Any]:
-    seed, strength, blank_seed = args
+def run_case(args: tuple[int, float, int, str]) -> dict[str, Any]:
+    seed, strength, blank_seed, style = args
     cv2.setNumThreads(1)
     default = load_calibration()
-    learnt = learnt_calibration(blank_seed)
-    sample = make_sample(default, seed, mode="photo", style=STYLE, strength=strength)
+    learnt = learnt_calibration(blank_seed, style)
+    sample = make_sample(default, seed, mode="photo", style=style, strength=strength)
     image = sample.pages[0].image
     out: dict[str, Any] = {"seed": seed, "strength": strength}
     for name, cal in (("default", default), ("calibrated", learnt)):
-        out[name] = compare(analyze_sheet(image, cal, source=f"slate-{seed}"), sample.expected)
+        out[name] = compare(analyze_sheet(image, cal, source=f"{style}-{seed}"), sample.expected)
     return out
 
 
@@ -87,9 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=40, help="filled photos (default 40)")
     ap.add_argument("--seed", type=int, default=5000, help="first seed (default 5000)")
+    ap.add_argument("--style", default=STYLE, help=f"the print to calibrate and read (default {STYLE})")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     args = ap.parse_args(argv)
-    cases = [(args.seed + i, round(i / max(1, args.count - 1), 3), args.seed - 1) for i in range(args.count)]
+    try:
+        get_style(args.style)
+    except KeyError as e:
+        ap.error(str(e.args[0]))
+    cases = [
+        (args.seed + i, round(i / max(1, args.count - 1), 3), args.seed - 1, args.style) for i in range(args.count)
+    ]
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(pool.map(run_case, cases))
     print(summarise(rows))

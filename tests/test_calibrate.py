@@ -228,3 +228,19 @@ def test_a_calibrated_print_is_read_at_least_as_well_as_with_the_default(calibra
             assert report.needs_review or _wrong_sections(report, sample.expected) == 0
     assert wrong["calibrated"] <= wrong["default"], wrong
     assert flagged["calibrated"] <= flagged["default"], flagged
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "strength"), [(5015, 0.517), (5024, 0.828), (5029, 1.0)])
+def test_a_blank_scanned_under_other_light_reads_photos_of_its_print(
+    calibration: Calibration, seed: int, strength: float
+) -> None:
+    # A `cream` blank scanned, its filled sheets photographed under a warm or uneven light. Taken
+    # alone, the blank's print explained the photos' guides too little (whole pink lines read where
+    # none is drawn) or a light stroke too much (a sheet's lines read in pieces).
+    blank = make_sample(calibration, 4999, mode="scan", style="cream", strength=0.3, blank=True)
+    learnt = calibrate_blank(blank.pages[0].image, calibration, "cream-blank.png", name="cream")
+    sample = make_sample(calibration, seed, mode="photo", style="cream", strength=strength)
+    report = analyze_sheet(sample.pages[0].image, learnt, source=f"cream-{seed}")
+    assert _wrong_sections(report, sample.expected) == 0
+    assert report.total == sample.expected["total"]

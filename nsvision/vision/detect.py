@@ -12,9 +12,11 @@ Those print marks are removed where the map data says they are, whatever the pri
 each station's radially symmetric ring and halo, the district borders, the Thames' banks (found as
 the lines that run alongside the river), dark ink near the symbols. What the print puts under
 every section (the guide dashes) is explained away per sample by a non-negative fit of "print +
-one pencil"; with a calibrated print, its own blank sheet says what is under each sample. Within a
-few pixels of the Thames band's edge, the paper's print or the band's may be what is seen: the one
-that explains more is taken away.
+one pencil", the print's level learnt from the sheet's own undrawn sections; with a calibrated
+print, what its blank sheet puts under each sample is taken away too, whichever leaves less (the
+blank was scanned or photographed under another light). Within a few pixels of the Thames band's
+edge, the paper's print or the band's may be what is seen: the one that explains more is taken
+away.
 
 On the Thames band a section's guide is printed over the band, lighter than it: a stroke drawn
 along the section lies on it and is partly hidden as lighter than its surround. Deep in the band a
@@ -1120,6 +1122,13 @@ def _explain_print(delta: np.ndarray, level: np.ndarray, dirs: np.ndarray) -> np
     return np.clip(delta - a_best[:, None] * g, 0.0, None)
 
 
+def _lesser(one: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Per sample, whichever of two accounts of the print leaves the smaller mark: what either
+    explains is print."""
+    less = np.linalg.norm(one, axis=1) < np.linalg.norm(other, axis=1)
+    return np.where(less[:, None], one, other)
+
+
 def _noise_level(cleaned: dict[Section, np.ndarray], profiles: _Profiles) -> float:
     mags = [
         float(np.percentile(np.linalg.norm(d[profiles.valid[s]], axis=1), 75))
@@ -1247,13 +1256,12 @@ def measure_sections(
     )
     hues = pencil_hues()
     dirs = np.stack([hues[c] for c in LINE_COLOURS])
-    # With a calibrated blank, what the print puts under each sample is known; otherwise it is
-    # estimated from the undrawn sections of this sheet, measured at the default positions.
-    zones = _zone_levels(profiles) if profiles.printed is None else {}
+    # What the print puts under each sample is estimated from the undrawn sections of this sheet,
+    # measured at the default positions. A calibrated print's blank says it sample by sample, but
+    # as scanned or photographed on another day: a mark either explains is print.
+    zones = _zone_levels(profiles)
 
     def cleaned_of(p: _Profiles) -> dict[Section, np.ndarray]:
-        if p.printed is not None:
-            return {s: _explain_print(d, p.printed[s], dirs) for s, d in p.delta.items()}
         levels = _print_levels(p, zones)
         out = {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
         # At the band's edge the guide printed on the paper beside it may be what is seen: what the
@@ -1262,8 +1270,11 @@ def measure_sections(
         for s, edge in (p.band_edge or {}).items():
             if edge.any():
                 paper = _explain_print(p.delta[s], np.broadcast_to(zones[s][0], p.delta[s].shape), dirs)
-                less = edge & (np.linalg.norm(paper, axis=1) < np.linalg.norm(out[s], axis=1))
-                out[s] = np.where(less[:, None], paper, out[s])
+                out[s] = np.where(edge[:, None], _lesser(paper, out[s]), out[s])
+        if p.printed is not None:
+            # The blank alone took a guide under this picture's light (bluish in a shadow, pinkish
+            # in a warm corner) for light pencil, whole lines of it.
+            out = {s: _lesser(_explain_print(p.delta[s], p.printed[s], dirs), m) for s, m in out.items()}
         return out
 
     cleaned, near_cleaned = cleaned_of(profiles), cleaned_of(near)
