@@ -9,6 +9,7 @@ sections, sections in doubt, sheets flagged, and sheets wrong without a flag.
     python3 bench/calibrated.py                        # 40 photos, about 4 minutes on 2 cores
     python3 bench/calibrated.py --count 10             # quicker
     python3 bench/calibrated.py --style cream --count 30  # a print the reader was tuned on
+    python3 bench/calibrated.py --blank photo          # the blank photographed, not scanned
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ STYLE = "slate"
 
 
 @cache
-def learnt_calibration(seed: int, style: str = STYLE) -> Calibration:
-    """The calibration ``nsvision calibrate`` makes from a scan of a blank sheet of ``style``."""
+def learnt_calibration(seed: int, style: str = STYLE, blank_mode: str = "scan") -> Calibration:
+    """The calibration ``nsvision calibrate`` makes from a scan (or a photo) of a blank sheet of ``style``."""
     base = load_calibration()
-    blank = make_sample(base, seed, mode="scan", style=style, strength=0.3, blank=True)
+    blank = make_sample(base, seed, mode=blank_mode, style=style, strength=0.3, blank=True)
     return calibrate_blank(blank.pages[0].image, base, f"{style}-blank.png", name=style)
 
 
@@ -57,11 +58,11 @@ def compare(report: SheetReport | Any, expected: dict[str, Any]) -> dict[str, An
     }
 
 
-def run_case(args: tuple[int, float, int, str]) -> dict[str, Any]:
-    seed, strength, blank_seed, style = args
+def run_case(args: tuple[int, float, int, str, str]) -> dict[str, Any]:
+    seed, strength, blank_seed, style, blank_mode = args
     cv2.setNumThreads(1)
     default = load_calibration()
-    learnt = learnt_calibration(blank_seed, style)
+    learnt = learnt_calibration(blank_seed, style, blank_mode)
     sample = make_sample(default, seed, mode="photo", style=style, strength=strength)
     image = sample.pages[0].image
     out: dict[str, Any] = {"seed": seed, "strength": strength}
@@ -91,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=40, help="filled photos (default 40)")
     ap.add_argument("--seed", type=int, default=5000, help="first seed (default 5000)")
     ap.add_argument("--style", default=STYLE, help=f"the print to calibrate and read (default {STYLE})")
+    ap.add_argument(
+        "--blank", choices=("scan", "photo"), default="scan", help="how the blank sheet is taken (default scan)"
+    )
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     args = ap.parse_args(argv)
     try:
@@ -98,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError as e:
         ap.error(str(e.args[0]))
     cases = [
-        (args.seed + i, round(i / max(1, args.count - 1), 3), args.seed - 1, args.style) for i in range(args.count)
+        (args.seed + i, round(i / max(1, args.count - 1), 3), args.seed - 1, args.style, args.blank)
+        for i in range(args.count)
     ]
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(pool.map(run_case, cases))
