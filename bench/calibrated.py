@@ -1,9 +1,10 @@
 """Does teaching nsvision a print help? Default versus calibrated reading of a print it was not tuned on.
 
-Renders a blank sheet of the "slate" style (a third print, never used to tune the reader; ``--style``
-names another) as a flatbed scan, runs ``nsvision calibrate`` on it (the library call behind it), then renders filled
-sheets of that print as phone photos over the strength sweep and reads each one twice: with the
-default calibration and with the learnt one. Reports, per reading: totals exactly right, wrong
+Renders a blank sheet of the "slate" style (a third print, never used to tune the reader;
+``--style`` names another) as a flatbed scan (``--blank photo``: a phone photo), runs ``nsvision
+calibrate`` on it (the library call behind it), then renders filled sheets of that print as phone
+photos over the strength sweep and reads each one twice: with the default calibration and with the
+learnt one. Reports, per reading: totals exactly right, wrong
 sections, sections in doubt, sheets flagged, and sheets wrong without a flag.
 
     python3 bench/calibrated.py                        # 40 photos, about 4 minutes on 2 cores
