@@ -98,6 +98,32 @@ def test_the_print_level_follows_a_cast_across_the_sheet_and_ignores_the_drawn_s
     assert np.mean([levels[s][0][1] for s in east]) - np.mean([levels[s][0][1] for s in west]) > 0.04
 
 
+def test_the_print_on_paper_clipped_in_some_channels_gets_a_level_of_its_own() -> None:
+    # A bright warm light clips the paper's red (and part of its green) over the lower right of the
+    # sheet: a grey guide there keeps only green and blue, the hue of light pink pencil, and the
+    # change is abrupt where the clipping starts. No smooth fit over the sheet follows it; the
+    # clipped part has its own level, and the rest keeps the sheet's.
+    game_map = load_calibration().map
+    rng = np.random.default_rng(5)
+    plain, clipped_guide = np.array([0.02, 0.02, 0.005]), np.array([0.0, 0.13, 0.19])
+    delta, valid, river, along, clipped = {}, {}, {}, {}, {}
+    on_clip = {}
+    for k, s in enumerate(game_map.sections):
+        x, y = (s.a[0] + s.b[0]) / 2, (s.a[1] + s.b[1]) / 2
+        n = 40
+        on_clip[s] = x + y > 11
+        d = (clipped_guide if on_clip[s] else plain) + rng.normal(0, 0.004, (n, 3))
+        if k % 4 == 0:
+            d = d + 0.3 * pencil_hues()["blue"]
+        delta[s], valid[s], river[s] = d, np.ones(n, bool), np.zeros(n, bool)
+        along[s], clipped[s] = np.linspace(0.3, 0.7, n), np.full(n, on_clip[s])
+    profiles = _Profiles(delta, valid, river, along, clipped=clipped)
+    levels = _print_levels(profiles)
+    for s in game_map.sections:
+        want = clipped_guide if on_clip[s] else plain
+        assert float(np.abs(levels[s][0] - want).max()) < 0.02, (s.name, levels[s][0])
+
+
 def test_a_mark_on_paper_clipped_in_red_gets_back_the_red_it_lost() -> None:
     # Cream paper under bright light: red reaches 255 over most of the sheet (a light gradient
     # leaves one side unclipped). A purple stroke there loses part of its red against 255, which

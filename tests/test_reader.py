@@ -337,6 +337,18 @@ def test_black_and_white_print(seed: int, mode: str, strength: float) -> None:
     assert _read_sections(report) == _true_sections(sample.expected)
 
 
+def test_guides_on_paper_a_bright_light_clips_over_part_of_the_sheet_are_not_pencil(tmp_path: Path) -> None:
+    # A warm light clips the cream paper's red, and much of its green, over the lower right of the
+    # map, and a shadow darkens the rest. The guides there keep only green and blue, the hue of
+    # light pink pencil, and the fit of the guides' tint across the sheet does not follow the clip's
+    # edge: 26 blank sections read as pink lines, a total of 154 for 112.
+    sample = make_sample(CAL, 7006, mode="photo", style="cream", strength=0.667)
+    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
+    report = analyze_file(image, CAL)[0]
+    assert _read_sections(report) == _true_sections(sample.expected)
+    assert report.total == sample.expected["total"]
+
+
 def test_light_purple_on_paper_clipped_in_red_reads_purple(tmp_path: Path) -> None:
     # A cream photo whose paper reaches 255 in red over most of the sheet, saved as the phone's
     # JPEG: a light purple stroke measured against 255 lost its red and read pink (three sections

@@ -141,6 +141,9 @@ class Straightened:
     """(H, W) bool: where a blank guide need not show, so whether the map is seen at all is not
     judged there (see ``HIDDEN_FRACTION``): the Thames zone (a print may lay its band over the
     guides), unless it is washed out white there (no band is white: glare)."""
+    clipped: np.ndarray | None = None
+    """(H, W) bool: paper the camera clipped in some channel but not in all, where a grey guide loses
+    the clipped channels and looks coloured (see ``_zone_levels``)."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -269,6 +272,7 @@ def straighten(
         dark_surround(background) | coloured_surround(canon, river, ppp),
         outside,
         unsure,
+        (background.max(axis=2) >= CLIPPED) & (background.min(axis=2) < CLIPPED),
     )
 
 
@@ -705,6 +709,8 @@ class _Profiles:
     beside: dict[Section, np.ndarray] | None = None
     """Per sample: the mark beside the stroke least like it, apart from it across the section (see
     ``_beside_marks``); zero where there is none."""
+    clipped: dict[Section, np.ndarray] | None = None
+    """Per sample: on paper clipped in some channel (``Straightened.clipped``)."""
 
 
 def _sample_positions(
@@ -759,6 +765,8 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     unsure = _sample_mask(straight.guide_unsure, xs, ys)
     covered = _sample_mask(straight.too_dark, xs, ys)
     beyond = _sample_mask(straight.outside, xs, ys)
+    on_clipped = _sample_mask(straight.clipped, xs, ys)
+    clipped: dict[Section, np.ndarray] = {}
     n_off = len(offsets_center)
     centre = n_off // 2
     inside = _sample_mask(_deep_in_band(straight.river), xs, ys) & ~ignored
@@ -777,6 +785,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         skip = ignored[here].reshape(n_t, n_off)
         on_band = in_river[here].reshape(n_t, n_off)
         river[s] = on_band[:, centre]
+        clipped[s] = on_clipped[here].reshape(n_t, n_off)[:, centre] & ~river[s]
         pos += n_t * n_off
         lighter = block.min(axis=2) < BRIGHTER
         # A sample on paper does not take its colour from the band beside it: where a section runs
@@ -842,6 +851,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         presence,
         band_edge,
         _beside_marks(straight, positions),
+        clipped,
     )
 
 
@@ -1038,8 +1048,14 @@ def _level_fit(terms: np.ndarray, vals: np.ndarray) -> np.ndarray | None:
     return coef
 
 
-def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndarray]]:
-    """Per section, the chroma vector of what is printed under it: on paper and in the Thames zone.
+CLIPPED_ZONE_MIN = 8
+"""Fewest sections lying mostly on paper clipped in some channel, and as many mostly on unclipped
+paper, for the clipped paper's print to get a level of its own."""
+
+
+def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per section, the chroma vector of what is printed under it: on paper, in the Thames zone, and
+    on paper the camera clipped in some channel.
 
     On paper that is the tinted guide dashes; inside the Thames zone it is the guide or banks seen
     against the river, which looks different. Most potential sections are not drawn, so each
@@ -1048,6 +1064,12 @@ def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndar
     it is a smooth (quadratic) fit over the sheet: a photo's light and colour cast change across
     it, and a guide in a warm corner looks pinker than the sheet's median guide (the whole corner
     then read as faint pink lines).
+
+    Where a bright light clips the paper in one or two channels over part of the sheet, a grey guide
+    there keeps only the others (under a warm light: green and blue, the colour of pink pencil) and
+    no smooth fit follows the clip's edge; with enough sections on either side, the clipped part gets
+    its own level, the median of its sections' (a fit there, where the guides are as coloured as a
+    light stroke, kept strokes in its seed). Otherwise it is the paper's.
     """
     sections = list(profiles.delta)
     mids = np.array([[(s.a[0] + s.b[0]) / 2, (s.a[1] + s.b[1]) / 2] for s in sections], np.float64)
@@ -1067,17 +1089,37 @@ def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndar
             if coef is not None:
                 level = terms @ coef
         zone_levels[in_zone] = level
-    return {s: (zone_levels[False][k], zone_levels[True][k]) for k, s in enumerate(sections)}
+    clipped_level = zone_levels[False].copy()
+    if profiles.clipped is not None:
+        vals, unclipped = [], 0
+        for s in sections:
+            paper = profiles.valid[s] & ~profiles.river[s]
+            on = paper & profiles.clipped[s]
+            if on.sum() >= 3 and on.sum() * 2 >= paper.sum():
+                vals.append(np.percentile(profiles.delta[s][on], 75, axis=0))
+            elif paper.sum() >= 3:
+                unclipped += 1
+        if len(vals) >= CLIPPED_ZONE_MIN and unclipped >= CLIPPED_ZONE_MIN:
+            clipped_level[:] = np.median(vals, axis=0)
+    return {s: (zone_levels[False][k], zone_levels[True][k], clipped_level[k]) for k, s in enumerate(sections)}
 
 
 def _print_levels(
-    profiles: _Profiles, zones: Mapping[Section, tuple[np.ndarray, np.ndarray]] | None = None
+    profiles: _Profiles, zones: Mapping[Section, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 ) -> dict[Section, np.ndarray]:
     """Per section and sample of ``profiles``, the chroma vector of what is printed there: its
-    section's level (``_zone_levels``; default: estimated from ``profiles`` themselves) on paper
-    or in the Thames zone."""
+    section's level (``_zone_levels``; default: estimated from ``profiles`` themselves) on paper,
+    in the Thames zone or on clipped paper."""
     zones = _zone_levels(profiles) if zones is None else zones
-    return {s: np.where(profiles.river[s][:, None], zones[s][1], zones[s][0]) for s in profiles.delta}
+    out = {}
+    for s in profiles.delta:
+        paper = (
+            zones[s][0]
+            if profiles.clipped is None
+            else np.where(profiles.clipped[s][:, None], zones[s][2], zones[s][0])
+        )
+        out[s] = np.where(profiles.river[s][:, None], zones[s][1], paper)
+    return out
 
 
 PRINT_EXPLAIN_MAX = 2.0
