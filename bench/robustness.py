@@ -26,6 +26,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,14 @@ import numpy as np
 from accuracy import Case, outcome_cells, plan, read_sample, transformed, unsharp
 
 from nsvision.calibration import load_calibration
-from nsvision.game.board import LINE_COLOURS, Section, parse_section_name, parse_station_name, sections_cross
+from nsvision.game.board import (
+    LINE_COLOURS,
+    GameMap,
+    Section,
+    parse_section_name,
+    parse_station_name,
+    sections_cross,
+)
 from nsvision.render.pencil import PENCIL_RGB
 from nsvision.render.sample import Sample
 
@@ -168,10 +176,16 @@ not come off the paper cleanly. Before the reader checked such smears (8c20413),
 the 40 wrong without a flag, 0.3 left 5 and 0.4 left 10."""
 
 
+@cache
+def _game_map() -> GameMap:
+    """The London map, read once per process."""
+    return load_calibration().map
+
+
 def _erased_section(sample: Sample) -> tuple[str, Section] | None:
     """A section leaving a line's end (the longest line's, else the next longest's) to a station no
     line visits, crossing no drawn section: where a player who drew a wrong section would rub it out."""
-    game_map = load_calibration().map
+    game_map = _game_map()
     lines = sample.expected["network"]["lines"]
     drawn = {parse_section_name("-".join(pair)) for colour in LINE_COLOURS for pair in lines[colour]}
     visited = {p for s in drawn for p in (s.a, s.b)}
