@@ -45,6 +45,17 @@ SEED_LOOKS = 200
 """Symbols looked at as seeds at most (most are rejected at once, having no lattice around them)."""
 MIN_STATIONS = 24
 """Fewer matched stations than this is not a map we can trust (it is under half of London's 53)."""
+SAME_SIZE = (0.6, 1.65)
+"""Radii, relative to a station's, of the round marks that may be a station too: perspective makes
+the near stations larger than the far ones, but a small hole beside a symbol (the gap between a
+departure disc's white symbol and a stroke across the disc) is not one."""
+NEAR_ANY_SIZE = 0.045
+"""Distance (lattice units) from where the lattice model puts a station within which a round mark of
+any size is taken for it: the white symbol in a departure disc. Symbols of a station's size are
+looked for within ``NEAR_STATION`` (paper curl moves them that far); a smaller mark that far away is
+a gap between a symbol and a stroke, and was taken for the station on 8 photos in 120."""
+NEAR_STATION = 0.3
+"""Distance (lattice units) from the lattice model's prediction within which a station's symbol is looked for."""
 
 
 @dataclass(frozen=True)
@@ -360,7 +371,7 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
         size = int(round(2 * np.log2(rad[seed])))
         if seed in tried or per_size.get(size, 0) >= SEEDS_PER_SIZE:
             continue
-        similar = np.flatnonzero((rad >= 0.6 * rad[seed]) & (rad <= 1.65 * rad[seed]))
+        similar = _of_size(rad, float(rad[seed]))
         sub = pts[similar]
         sub_tree = PointSet(sub)
         local_seed = int(np.searchsorted(similar, seed))
@@ -414,17 +425,23 @@ def _refine(
     h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.15 * _pitch_of(src, dst))
     if h is None:
         raise NoMapFoundError(source, "the station lattice is degenerate")
-    tree = PointSet(pts)
+    rad = np.array([c.radius_px for c in cands], dtype=np.float64)
+    sized = _of_size(rad, float(np.median(rad[list(matched.values())])))
     all_pts = np.array(sorted(game_map.by_point), dtype=np.float64)
     pred = cv2.perspectiveTransform(all_pts[None], h)[0]
     pitch = _pitch_of(all_pts, pred)
     station_xy: dict[Point, tuple[float, float]] = {}
     found: set[Point] = set()
     residual: dict[Point, float] = {}
-    dist, idx = tree.nearest(pred)
-    for p_l, p_px, d, j in zip(all_pts.astype(int), pred, dist, idx, strict=True):
+    # Each station is re-found: any round mark right where the model puts it, else the nearest one
+    # of the matched stations' size within reach of paper curl.
+    near_d, near_j = PointSet(pts).nearest(pred)
+    sized_d, sized_j = PointSet(pts[sized]).nearest(pred)
+    for p_l, p_px, d, j, ds, js in zip(all_pts.astype(int), pred, near_d, near_j, sized_d, sized_j, strict=True):
         key = (int(p_l[0]), int(p_l[1]))
-        if d < 0.3 * pitch:
+        if d >= NEAR_ANY_SIZE * pitch:
+            d, j = ds, int(sized[js])
+        if d < NEAR_STATION * pitch:
             station_xy[key] = (float(pts[j][0]), float(pts[j][1]))
             found.add(key)
             residual[key] = float(d)
@@ -457,6 +474,11 @@ def _refine(
         match_margin=float(margin),
         _rbf=rbf,
     )
+
+
+def _of_size(rad: np.ndarray, radius: float) -> np.ndarray:
+    """Indices of the round marks whose radius may be a station's of ``radius`` (``SAME_SIZE``)."""
+    return np.flatnonzero((rad >= SAME_SIZE[0] * radius) & (rad <= SAME_SIZE[1] * radius))
 
 
 def _pitch_of(lattice: np.ndarray, px: np.ndarray) -> float:
