@@ -194,7 +194,7 @@ def test_a_print_with_thick_station_rings_is_found_in_a_blurred_photo(monkeypatc
 
 def test_a_small_gap_beside_a_departure_disc_is_not_taken_for_its_station(tmp_path: Path) -> None:
     # In this JPEG a green stroke leaving the departure disc 3,2 leaves a small light gap under the
-    # disc's white triangle, a round hole in the ink mask a fifth of the pitch from the station. The
+    # disc's white triangle, a round hole in the ink mask a quarter of a pitch from the station. The
     # station was re-found there, and the lattice model bent towards it: the sections at 3,2 were
     # measured 23 px beside the strokes.
     sample = make_sample(CAL, 7168, mode="photo", style="print", strength=0.58)

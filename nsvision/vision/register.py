@@ -9,7 +9,8 @@ What every print shares is the lattice of station symbols: a closed ring around 
 3. fix orientation and offset by matching the occupied lattice points to the map's stations
    (4 rotations × all offsets; the asymmetric layout makes one clearly best);
 4. refine: a homography over all matched stations, then a smooth residual field through each
-   re-found station, because paper curl and lens distortion bend the lattice a little.
+   re-found station (a round mark of the stations' size near its predicted place), because paper
+   curl and lens distortion bend the lattice a little.
 
 Pixel coordinates are ``(x, y)`` in the loaded image; lattice coordinates are the map's ``(x, y)``.
 """
@@ -53,7 +54,8 @@ NEAR_ANY_SIZE = 0.045
 """Distance (lattice units) from where the lattice model puts a station within which a round mark of
 any size is taken for it: the white symbol in a departure disc. Symbols of a station's size are
 looked for within ``NEAR_STATION`` (paper curl moves them that far); a smaller mark that far away is
-a gap between a symbol and a stroke, and was taken for the station on 8 photos in 120."""
+a gap between a symbol and a stroke (taken for the station on 7 of the 120 photos of
+``bench/registration.py`` before the size was asked for)."""
 NEAR_STATION = 0.3
 """Distance (lattice units) from the lattice model's prediction within which a station's symbol is looked for."""
 
