@@ -78,6 +78,8 @@ def run_case(case: tuple[int, str, float]) -> dict[str, Any]:
 
 def summarise(rows: list[dict[str, Any]]) -> str:
     found = [r for r in rows if "errors" in r]
+    if not found:
+        return f"no map found in any of the {len(rows)} photos"
     errors = np.array([e for r in found for e in r["errors"]])
     off = [r for r in found if max(r["errors"]) > OFF]
     seen = [r["stations_found"] for r in found]
