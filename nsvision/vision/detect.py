@@ -258,7 +258,8 @@ def straighten(
     extra = clipped_loss(canon, background, ~(dark | river))
     # Paper clipped white is judged like any paper: where light (glare, a lamp's reflection) washes
     # the printed guides out, it washes light pencil out as well.
-    unsure = river & (background.min(axis=2) < CLIPPED)
+    not_white = background.min(axis=2) < CLIPPED
+    unsure = river & not_white
     return Straightened(
         canon,
         density,
@@ -272,7 +273,7 @@ def straighten(
         dark_surround(background) | coloured_surround(canon, river, ppp),
         outside,
         unsure,
-        (background.max(axis=2) >= CLIPPED) & (background.min(axis=2) < CLIPPED),
+        (background.max(axis=2) >= CLIPPED) & not_white,
     )
 
 

@@ -410,14 +410,14 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
         p = (int(np.dot(g, r0)) + tx, int(np.dot(g, r1)) + ty)
         if p in game_map.by_point:
             matched[p] = int(similar[j])
-    return _refine(image, game_map, pts, cands, matched, score - runner, source)
+    return _refine(image, game_map, pts, rad, matched, score - runner, source)
 
 
 def _refine(
     image: np.ndarray,
     game_map: GameMap,
     pts: np.ndarray,
-    cands: list[SymbolCandidate],
+    rad: np.ndarray,
     matched: dict[Point, int],
     margin: int,
     source: str,
@@ -427,7 +427,6 @@ def _refine(
     h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.15 * _pitch_of(src, dst))
     if h is None:
         raise NoMapFoundError(source, "the station lattice is degenerate")
-    rad = np.array([c.radius_px for c in cands], dtype=np.float64)
     sized = _of_size(rad, float(np.median(rad[list(matched.values())])))
     all_pts = np.array(sorted(game_map.by_point), dtype=np.float64)
     pred = cv2.perspectiveTransform(all_pts[None], h)[0]
