@@ -46,10 +46,22 @@ SEED_LOOKS = 200
 """Symbols looked at as seeds at most (most are rejected at once, having no lattice around them)."""
 MIN_STATIONS = 24
 """Fewer matched stations than this is not a map we can trust (it is under half of London's 53)."""
+PATTERN_FACTOR = 2
+"""A lattice of round marks with more points than this many times the map's stations is a pattern
+(a grid, a polka-dot cloth), not a map: it is not grown further nor matched."""
 SAME_SIZE = (0.6, 1.65)
 """Radii, relative to a station's, of the round marks that may be a station too: perspective makes
 the near stations larger than the far ones, but a small hole beside a symbol (the gap between a
 departure disc's white symbol and a stroke across the disc) is not one."""
+SEED_REACH = 7.5
+"""Radius (in the seed's own radii) within which a seed's lattice neighbours are counted: a sharp
+symbol's hole is a sixth to a seventh of the pitch across, so its neighbours lie 2 to 6 radii away."""
+BLURRED_SEED_REACH = 15.0
+"""``SEED_REACH`` of the last searches, tried when none of the others finds a map. Motion blur of a
+tenth of a pitch closes the rings' holes to a tenth of the pitch or less, and their neighbours lie
+beyond ``SEED_REACH``; the same blur makes holes of one size differ more (``BLURRED_SAME_SIZE``)."""
+BLURRED_SAME_SIZE = (0.4, 2.5)
+"""``SAME_SIZE`` of the last searches (see ``BLURRED_SEED_REACH``)."""
 NEAR_ANY_SIZE = 0.045
 """Distance (lattice units) from where the lattice model puts a station within which a round mark of
 any size is taken for it: the white symbol in a departure disc. Symbols of a station's size are
@@ -58,6 +70,41 @@ a gap between a symbol and a stroke (taken for the station on 7 of the 120 photo
 ``bench/registration.py`` before the size was asked for)."""
 NEAR_STATION = 0.3
 """Distance (lattice units) from the lattice model's prediction within which a station's symbol is looked for."""
+TPS_SMOOTHING = 2.0
+"""Smoothing of the thin-plate field through the re-found stations: it keeps a curl-shaped
+correction but does not chase one mislocated symbol all the way."""
+OFF_FIELD = 0.1
+"""Distance (lattice units) past which a re-found station inside the others is dropped (placed by
+the model, not found) when the smooth field through the other found stations puts it elsewhere: a
+hole of a station's size beside the symbol, such as the gap a blur leaves between a ring and the
+triangle inside it (0.16 pitch off). Paper curl and lens distortion bend the lattice smoothly: over
+the 240 photos of ``bench/registration.py`` (both seeds), every station rightly found inside the
+hull of the others lies within 0.036 pitch of that field. Outside it, the field extrapolates, and a
+corner of a photo under strong lens distortion lies 0.09 pitch off: those are not judged."""
+OFF_FIELD_MAX_DROPPED = 6
+"""Re-found stations dropped at most, worst first: more than a few off the field is not one
+mislocated symbol, and the search's own lattice is left to stand."""
+
+
+@dataclass(frozen=True)
+class _Search:
+    """One lattice search's settings: ink levels, the seeds' reach and which marks count as one size."""
+
+    levels: tuple[float, ...] = DARK_LEVELS
+    reach: float = SEED_REACH
+    same_size: tuple[float, float] = SAME_SIZE
+
+
+_SEARCHES = (
+    _Search(),
+    _Search(levels=(*DARK_LEVELS, DARKER_LEVEL)),
+    _Search(levels=(LIGHTER_LEVEL, *DARK_LEVELS)),
+    *(
+        _Search(levels=levels, reach=BLURRED_SEED_REACH, same_size=BLURRED_SAME_SIZE)
+        for levels in (DARK_LEVELS, (*DARK_LEVELS, DARKER_LEVEL), (LIGHTER_LEVEL, *DARK_LEVELS))
+    ),
+)
+"""The searches ``register`` tries in turn, until one finds the map."""
 
 
 @dataclass(frozen=True)
@@ -243,7 +290,8 @@ def _seed_basis(pts: np.ndarray, tree: PointSet, seed: int, nn: float) -> tuple[
     return u, v, best[0]
 
 
-def _grow(pts: np.ndarray, tree: PointSet, seed: int, u: np.ndarray, v: np.ndarray) -> _LatticeFit:
+def _grow(pts: np.ndarray, tree: PointSet, seed: int, u: np.ndarray, v: np.ndarray, most: int) -> _LatticeFit:
+    """The lattice through ``seed`` along ``u`` and ``v``, grown ring by ring; it stops past ``most`` points."""
     p0 = pts[seed]
     affine = np.array([[u[0], v[0], p0[0]], [u[1], v[1], p0[1]], [0, 0, 1]], dtype=np.float64)
     model = affine
@@ -276,6 +324,8 @@ def _grow(pts: np.ndarray, tree: PointSet, seed: int, u: np.ndarray, v: np.ndarr
                 model = np.asarray(h, dtype=np.float64)
         grew = len(new) > len(coords)
         coords = new if len(new) >= len(coords) else coords
+        if len(coords) > most:
+            break
         if not grew:
             radius_done = radius >= 4
             radius += 1
@@ -298,13 +348,15 @@ def _match_orientation(
     """Best rotation index and offset mapping fit coordinates onto the map's stations.
 
     The score is stations hit minus occupied points that fall on an empty lattice point of the
-    map: a regular pattern that fills every point (windows in a picture, a grid) is not a map.
+    map or on the ring of lattice points just around it: a regular pattern that fills every point
+    (windows in a picture, a grid, a polka-dot cloth) is not a map, and neither is its edge, where
+    the map's empty points could fall off the pattern.
     Returns (rotation, offset, score, runner-up score, stations hit).
     """
     pad = 2 * max(game_map.columns, game_map.rows) + 4
     shape = (game_map.rows + 2 * pad, game_map.columns + 2 * pad)
     value = np.zeros(shape, dtype=np.int32)
-    value[pad : pad + game_map.rows, pad : pad + game_map.columns] = -1
+    value[pad - 1 : pad + game_map.rows + 1, pad - 1 : pad + game_map.columns + 1] = -1
     for x, y in game_map.by_point:
         value[y + pad, x + pad] = 1
     occ = np.array(occupied)
@@ -332,24 +384,27 @@ def _match_orientation(
 
 def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
     """Find the map's lattice in ``image`` (RGB uint8); raise ``NoMapFoundError`` when it is not there."""
-    try:
-        return _register(image, game_map, source, DARK_LEVELS)
-    except NoMapFoundError as first:
-        for levels in ((*DARK_LEVELS, DARKER_LEVEL), (LIGHTER_LEVEL, *DARK_LEVELS)):
-            try:
-                return _register(image, game_map, source, levels)
-            except NoMapFoundError:
-                continue
-        raise first from None
+    first: NoMapFoundError | None = None
+    candidates: dict[tuple[float, ...], list[SymbolCandidate]] = {}
+    for search in _SEARCHES:
+        if search.levels not in candidates:
+            candidates[search.levels] = find_symbol_candidates(image, search.levels)
+        try:
+            return _register(image, game_map, source, candidates[search.levels], search)
+        except NoMapFoundError as e:
+            first = first or e
+    assert first is not None
+    raise first from None
 
 
 def register_once(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
-    """One lattice search at the usual ink levels (``register`` tries two more before giving up)."""
-    return _register(image, game_map, source, DARK_LEVELS)
+    """One lattice search at the usual ink levels (``register`` tries others before giving up)."""
+    return _register(image, game_map, source, find_symbol_candidates(image), _Search())
 
 
-def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[float, ...]) -> Registration:
-    cands = find_symbol_candidates(image, levels)
+def _register(
+    image: np.ndarray, game_map: GameMap, source: str, cands: list[SymbolCandidate], search: _Search
+) -> Registration:
     if len(cands) < MIN_STATIONS:
         raise NoMapFoundError(source, f"only {len(cands)} station-like symbols in the picture")
     pts = np.array([c.xy_px for c in cands], dtype=np.float64)
@@ -359,7 +414,7 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
     # other round marks in the picture (windows, text, the score zone) rarely form such a lattice.
     counts = np.zeros(len(pts), dtype=int)
     for i, (p, r) in enumerate(zip(pts, rad, strict=True)):
-        near = [j for j in tree.within(p, 7.5 * r) if j != i]
+        near = [j for j in tree.within(p, search.reach * r) if j != i]
         counts[i] = sum(1 for j in near if 0.65 <= rad[j] / r <= 1.55 and np.hypot(*(pts[j] - p)) > 2.0 * r)
     best: tuple[int, int, _LatticeFit, np.ndarray, tuple[int, tuple[int, int], int, int, int]] | None = None
     tried: set[int] = set()
@@ -373,7 +428,7 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
         size = int(round(2 * np.log2(rad[seed])))
         if seed in tried or per_size.get(size, 0) >= SEEDS_PER_SIZE:
             continue
-        similar = _of_size(rad, float(rad[seed]))
+        similar = _of_size(rad, float(rad[seed]), search.same_size)
         sub = pts[similar]
         sub_tree = PointSet(sub)
         local_seed = int(np.searchsorted(similar, seed))
@@ -385,8 +440,9 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
         fits += 1
         if fits > MAX_SEEDS:
             break
-        fit = _grow(sub, sub_tree, local_seed, basis[0], basis[1])
-        if len(fit.coords) < MIN_STATIONS // 2:
+        fit = _grow(sub, sub_tree, local_seed, basis[0], basis[1], PATTERN_FACTOR * len(game_map.by_point))
+        # Too few symbols is not a map; too many on one lattice is a pattern (a grid, a polka-dot cloth).
+        if not MIN_STATIONS // 2 <= len(fit.coords) <= PATTERN_FACTOR * len(game_map.by_point):
             tried.update(int(similar[j]) for j in fit.coords.values())
             continue
         match = _match_orientation(list(fit.coords), game_map)
@@ -402,7 +458,7 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
     if best is None:
         raise NoMapFoundError(source, "no lattice of station symbols")
     _seed, _score, fit, similar, (k, (tx, ty), score, runner, hits) = best
-    if hits < MIN_STATIONS or score - runner < 6:
+    if hits < MIN_STATIONS or score < MIN_STATIONS or score - runner < 6:
         raise NoMapFoundError(source, f"the symbols do not match the London layout ({hits} stations matched)")
     r0, r1 = np.array(_ROTATIONS[k][0]), np.array(_ROTATIONS[k][1])
     matched: dict[Point, int] = {}
@@ -410,7 +466,7 @@ def _register(image: np.ndarray, game_map: GameMap, source: str, levels: tuple[f
         p = (int(np.dot(g, r0)) + tx, int(np.dot(g, r1)) + ty)
         if p in game_map.by_point:
             matched[p] = int(similar[j])
-    return _refine(image, game_map, pts, rad, matched, score - runner, source)
+    return _refine(image, game_map, pts, rad, matched, score - runner, source, search.same_size)
 
 
 def _refine(
@@ -421,13 +477,14 @@ def _refine(
     matched: dict[Point, int],
     margin: int,
     source: str,
+    same_size: tuple[float, float],
 ) -> Registration:
     src = np.array(list(matched), dtype=np.float64)
     dst = pts[list(matched.values())]
     h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.15 * _pitch_of(src, dst))
     if h is None:
         raise NoMapFoundError(source, "the station lattice is degenerate")
-    sized = _of_size(rad, float(np.median(rad[list(matched.values())])))
+    sized = _of_size(rad, float(np.median(rad[list(matched.values())])), same_size)
     all_pts = np.array(sorted(game_map.by_point), dtype=np.float64)
     pred = cv2.perspectiveTransform(all_pts[None], h)[0]
     pitch = _pitch_of(all_pts, pred)
@@ -448,6 +505,15 @@ def _refine(
             residual[key] = float(d)
         else:
             station_xy[key] = (float(p_px[0]), float(p_px[1]))
+    if len(found) >= 12:
+        fl = np.array(sorted(found), dtype=np.float64)
+        fp = np.array([station_xy[(int(a), int(b))] for a, b in fl])
+        fpred = cv2.perspectiveTransform(fl[None], h)[0]
+        for i in _off_the_field(fl, fp - fpred, pitch):
+            key = (int(fl[i][0]), int(fl[i][1]))
+            found.discard(key)
+            del residual[key]
+            station_xy[key] = (float(fpred[i][0]), float(fpred[i][1]))
     if len(found) < MIN_STATIONS:
         raise NoMapFoundError(source, f"only {len(found)} stations confirmed by the lattice model")
     rbf = None
@@ -456,7 +522,7 @@ def _refine(
         fp = np.array([station_xy[(int(a), int(b))] for a, b in fl])
         fpred = cv2.perspectiveTransform(fl[None], h)[0]
         # Thin-plate smoothing keeps a curl-shaped correction but will not chase one mislocated symbol.
-        rbf = ThinPlateSpline(fl, fp - fpred, smoothing=2.0)
+        rbf = ThinPlateSpline(fl, fp - fpred, smoothing=TPS_SMOOTHING)
         for key in station_xy:
             if key not in found:
                 corr = rbf(np.array([key], dtype=np.float64))[0]
@@ -477,9 +543,35 @@ def _refine(
     )
 
 
-def _of_size(rad: np.ndarray, radius: float) -> np.ndarray:
+def _off_the_field(lattice: np.ndarray, offsets: np.ndarray, pitch: float) -> list[int]:
+    """Found stations that the smooth field through the others misses by over ``OFF_FIELD``, worst first.
+
+    ``offsets`` are the found stations' offsets (px) from the homography. Each station inside the
+    others' hull is checked against the field fitted through all the other found stations (left
+    out, so that a wrong find cannot pull the field towards itself); the worst is dropped and the
+    rest checked again.
+    """
+    keep = list(range(len(lattice)))
+    dropped: list[int] = []
+    while len(dropped) < OFF_FIELD_MAX_DROPPED and len(keep) > 12:
+        miss = np.zeros(len(keep))
+        for n, i in enumerate(keep):
+            others = [j for j in keep if j != i]
+            hull = cv2.convexHull(lattice[others].astype(np.float32))
+            if cv2.pointPolygonTest(hull, (float(lattice[i][0]), float(lattice[i][1])), False) <= 0:
+                continue
+            field = ThinPlateSpline(lattice[others], offsets[others], smoothing=TPS_SMOOTHING)
+            miss[n] = np.hypot(*(offsets[i] - field(lattice[i : i + 1])[0]))
+        worst = int(np.argmax(miss))
+        if miss[worst] < OFF_FIELD * pitch:
+            break
+        dropped.append(keep.pop(worst))
+    return dropped
+
+
+def _of_size(rad: np.ndarray, radius: float, same_size: tuple[float, float]) -> np.ndarray:
     """Indices of the round marks whose radius may be a station's of ``radius`` (``SAME_SIZE``)."""
-    return np.flatnonzero((rad >= SAME_SIZE[0] * radius) & (rad <= SAME_SIZE[1] * radius))
+    return np.flatnonzero((rad >= same_size[0] * radius) & (rad <= same_size[1] * radius))
 
 
 def _pitch_of(lattice: np.ndarray, px: np.ndarray) -> float:
