@@ -10,7 +10,12 @@ What every print shares is the lattice of station symbols: a closed ring around 
    (4 rotations × all offsets; the asymmetric layout makes one clearly best);
 4. refine: a homography over all matched stations, then a smooth residual field through each
    re-found station (a round mark of the stations' size near its predicted place), because paper
-   curl and lens distortion bend the lattice a little.
+   curl and lens distortion bend the lattice a little; a station that the field through the others
+   puts elsewhere is not taken as found.
+
+When no map is found, the search is tried again at other ink levels, then with the seeds reaching
+further and more sizes taken as one (motion blur closes the rings' holes); a lattice far larger
+than the map, or whose layout lies at a pattern's edge, is not a map (``_SEARCHES``).
 
 Pixel coordinates are ``(x, y)`` in the loaded image; lattice coordinates are the map's ``(x, y)``.
 """
@@ -505,29 +510,24 @@ def _refine(
             residual[key] = float(d)
         else:
             station_xy[key] = (float(p_px[0]), float(p_px[1]))
-    if len(found) >= 12:
-        fl = np.array(sorted(found), dtype=np.float64)
-        fp = np.array([station_xy[(int(a), int(b))] for a, b in fl])
-        fpred = cv2.perspectiveTransform(fl[None], h)[0]
-        for i in _off_the_field(fl, fp - fpred, pitch):
-            key = (int(fl[i][0]), int(fl[i][1]))
-            found.discard(key)
-            del residual[key]
-            station_xy[key] = (float(fpred[i][0]), float(fpred[i][1]))
     if len(found) < MIN_STATIONS:
         raise NoMapFoundError(source, f"only {len(found)} stations confirmed by the lattice model")
-    rbf = None
-    if len(found) >= 12:
-        fl = np.array(sorted(found), dtype=np.float64)
-        fp = np.array([station_xy[(int(a), int(b))] for a, b in fl])
-        fpred = cv2.perspectiveTransform(fl[None], h)[0]
-        # Thin-plate smoothing keeps a curl-shaped correction but will not chase one mislocated symbol.
-        rbf = ThinPlateSpline(fl, fp - fpred, smoothing=TPS_SMOOTHING)
-        for key in station_xy:
-            if key not in found:
-                corr = rbf(np.array([key], dtype=np.float64))[0]
-                x, y = station_xy[key]
-                station_xy[key] = (x + float(corr[0]), y + float(corr[1]))
+    fl = np.array(sorted(found), dtype=np.float64)
+    fp = np.array([station_xy[(int(a), int(b))] for a, b in fl])
+    fpred = cv2.perspectiveTransform(fl[None], h)[0]
+    off = _off_the_field(fl, fp - fpred, pitch)
+    for i in off:
+        key = (int(fl[i][0]), int(fl[i][1]))
+        found.discard(key)
+        del residual[key]
+        station_xy[key] = (float(fpred[i][0]), float(fpred[i][1]))
+    on = np.setdiff1d(np.arange(len(fl)), off)
+    rbf = ThinPlateSpline(fl[on], fp[on] - fpred[on], smoothing=TPS_SMOOTHING)
+    for key in station_xy:
+        if key not in found:
+            corr = rbf(np.array([key], dtype=np.float64))[0]
+            x, y = station_xy[key]
+            station_xy[key] = (x + float(corr[0]), y + float(corr[1]))
     axis = cv2.perspectiveTransform(np.array([[[4.5, 4.5], [5.5, 4.5]]]), h)[0]
     angle = float(np.degrees(np.arctan2(-(axis[1][1] - axis[0][1]), axis[1][0] - axis[0][0])))
     return Registration(
@@ -549,11 +549,11 @@ def _off_the_field(lattice: np.ndarray, offsets: np.ndarray, pitch: float) -> li
     ``offsets`` are the found stations' offsets (px) from the homography. Each station inside the
     others' hull is checked against the field fitted through all the other found stations (left
     out, so that a wrong find cannot pull the field towards itself); the worst is dropped and the
-    rest checked again.
+    rest checked again. At least ``MIN_STATIONS`` are kept.
     """
     keep = list(range(len(lattice)))
     dropped: list[int] = []
-    while len(dropped) < OFF_FIELD_MAX_DROPPED and len(keep) > 12:
+    while len(dropped) < OFF_FIELD_MAX_DROPPED and len(keep) > MIN_STATIONS:
         miss = np.zeros(len(keep))
         for n, i in enumerate(keep):
             others = [j for j in keep if j != i]
@@ -570,7 +570,7 @@ def _off_the_field(lattice: np.ndarray, offsets: np.ndarray, pitch: float) -> li
 
 
 def _of_size(rad: np.ndarray, radius: float, same_size: tuple[float, float]) -> np.ndarray:
-    """Indices of the round marks whose radius may be a station's of ``radius`` (``SAME_SIZE``)."""
+    """Indices of the round marks whose radius may be a station's of ``radius`` (``same_size`` times it)."""
     return np.flatnonzero((rad >= same_size[0] * radius) & (rad <= same_size[1] * radius))
 
 
