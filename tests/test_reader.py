@@ -228,6 +228,18 @@ def test_a_small_map_under_motion_blur_is_found(tmp_path: Path) -> None:
     _assert_exact_or_flagged(report, sample.expected)
 
 
+def test_a_close_up_of_a_print_with_solid_dark_guides_is_found(tmp_path: Path) -> None:
+    # Close up, this print's solid dark guides close the cells between them into holes of a
+    # station's size, which outnumber the stations: the lattice search followed the cells and found
+    # no map. The last search takes only holes whose outline is round.
+    sample = make_sample(CAL, 7643, mode="photo", style="unseen-7643", strength=0.955)
+    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
+    report = analyze_file(image, CAL)[0]
+    assert isinstance(report, SheetReport)
+    assert _largest_station_error(report, sample.expected) < 0.03
+    _assert_exact_or_flagged(report, sample.expected)
+
+
 def test_a_mark_beside_a_station_does_not_bend_the_lattice() -> None:
     # A round mark of a station's size a sixth of a pitch from where the lattice puts a station (the
     # hole a blur leaves between a ring and the triangle inside it) was taken for the station, and

@@ -66,7 +66,13 @@ BLURRED_SEED_REACH = 15.0
 tenth of a pitch closes the rings' holes to a tenth of the pitch or less, and their neighbours lie
 beyond ``SEED_REACH``; the same blur makes holes of one size differ more (``BLURRED_SAME_SIZE``)."""
 BLURRED_SAME_SIZE = (0.4, 2.5)
-"""``SAME_SIZE`` of the last searches (see ``BLURRED_SEED_REACH``)."""
+"""``SAME_SIZE`` of the searches for a blurred map (see ``BLURRED_SEED_REACH``)."""
+ROUND_SPREAD = 0.15
+"""Largest spread of a hole's outline about its fitted ellipse (5th to 95th percentile of the
+outline's radius, relative to the ellipse's) in the very last search, which takes only round holes.
+Close up, a print with solid dark guides closes the cells between them into holes of a station's
+size: polygons, spread 0.26 and more (a tenth of them), where a sharp station's hole spreads 0.04
+(median). There they outnumber the stations and the lattice search follows them."""
 NEAR_ANY_SIZE = 0.045
 """Distance (lattice units) from where the lattice model puts a station within which a round mark of
 any size is taken for it: the white symbol in a departure disc. Symbols of a station's size are
@@ -98,6 +104,8 @@ class _Search:
     levels: tuple[float, ...] = DARK_LEVELS
     reach: float = SEED_REACH
     same_size: tuple[float, float] = SAME_SIZE
+    round_only: bool = False
+    """Only holes whose outline spreads under ``ROUND_SPREAD`` about their ellipse."""
 
 
 _SEARCHES = (
@@ -108,6 +116,7 @@ _SEARCHES = (
         _Search(levels=levels, reach=BLURRED_SEED_REACH, same_size=BLURRED_SAME_SIZE)
         for levels in (DARK_LEVELS, (*DARK_LEVELS, DARKER_LEVEL), (LIGHTER_LEVEL, *DARK_LEVELS))
     ),
+    _Search(round_only=True),
 )
 """The searches ``register`` tries in turn, until one finds the map."""
 
@@ -119,6 +128,9 @@ class SymbolCandidate:
     xy_px: tuple[float, float]
     radius_px: float
     """Radius of the light disc inside the ring."""
+    spread: float = 0.0
+    """How far the hole's outline strays from its fitted ellipse: the 5th to 95th percentile of the
+    outline's radius relative to the ellipse's (a circle's hole about 0.04, a hexagon's 0.13)."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +235,8 @@ def _ring_holes(dark: np.ndarray, scale: float) -> list[SymbolCandidate]:
         area = cv2.contourArea(cnt)
         if not 12.0 <= area <= area_max:
             continue
-        (cx, cy), (ax1, ax2), _ang = cv2.fitEllipse(cnt)
+        ellipse = cv2.fitEllipse(cnt)
+        (cx, cy), (ax1, ax2), _ang = ellipse
         a, b = max(ax1, ax2) / 2, min(ax1, ax2) / 2
         if b <= 0 or b / a < 0.45:
             continue
@@ -235,8 +248,19 @@ def _ring_holes(dark: np.ndarray, scale: float) -> list[SymbolCandidate]:
         (_rc, (rw, rh), _ra) = cv2.minAreaRect(cnt)
         if rw * rh <= 0 or area / (rw * rh) > ROUND_MAX_RECT_FILL:
             continue
-        out.append(SymbolCandidate((cx / scale, cy / scale), float(np.sqrt(a * b)) / scale))
+        out.append(SymbolCandidate((cx / scale, cy / scale), float(np.sqrt(a * b)) / scale, _spread(cnt, ellipse)))
     return out
+
+
+def _spread(contour: np.ndarray, ellipse: tuple) -> float:
+    """``SymbolCandidate.spread`` of a hole's outline about its fitted ``ellipse`` (OpenCV's form)."""
+    (cx, cy), (ax1, ax2), angle = ellipse
+    p = contour[:, 0, :].astype(np.float64) - (cx, cy)
+    c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+    u, v = p[:, 0] * c + p[:, 1] * s, p[:, 1] * c - p[:, 0] * s
+    rho = np.hypot(u / (ax1 / 2), v / (ax2 / 2))
+    low, high = np.quantile(rho, [0.05, 0.95])
+    return float(high - low)
 
 
 def _keep_outermost(cands: list[SymbolCandidate]) -> list[SymbolCandidate]:
@@ -394,8 +418,11 @@ def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> R
     for search in _SEARCHES:
         if search.levels not in candidates:
             candidates[search.levels] = find_symbol_candidates(image, search.levels)
+        cands = candidates[search.levels]
+        if search.round_only:
+            cands = [c for c in cands if c.spread < ROUND_SPREAD]
         try:
-            return _register(image, game_map, source, candidates[search.levels], search)
+            return _register(image, game_map, source, cands, search)
         except NoMapFoundError as e:
             first = first or e
     assert first is not None
