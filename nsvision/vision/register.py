@@ -22,6 +22,7 @@ Pixel coordinates are ``(x, y)`` in the loaded image; lattice coordinates are th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -62,7 +63,7 @@ SEED_REACH = 7.5
 """Radius (in the seed's own radii) within which a seed's lattice neighbours are counted: a sharp
 symbol's hole is a sixth to a seventh of the pitch across, so its neighbours lie 2 to 6 radii away."""
 BLURRED_SEED_REACH = 15.0
-"""``SEED_REACH`` of the last searches, tried when none of the others finds a map. Motion blur of a
+"""``SEED_REACH`` of the searches for a blurred map, tried when the usual ones find nothing. Motion blur of a
 tenth of a pitch closes the rings' holes to a tenth of the pitch or less, and their neighbours lie
 beyond ``SEED_REACH``; the same blur makes holes of one size differ more (``BLURRED_SAME_SIZE``)."""
 BLURRED_SAME_SIZE = (0.4, 2.5)
@@ -71,8 +72,9 @@ ROUND_SPREAD = 0.15
 """Largest spread of a hole's outline about its fitted ellipse (5th to 95th percentile of the
 outline's radius, relative to the ellipse's) in the very last search, which takes only round holes.
 Close up, a print with solid dark guides closes the cells between them into holes of a station's
-size: polygons, spread 0.26 and more (a tenth of them), where a sharp station's hole spreads 0.04
-(median). There they outnumber the stations and the lattice search follows them."""
+size: polygons, nine in ten of them spreading 0.26 or more, where a sharp station's hole spreads
+0.04 (median). There they outnumber the stations and the lattice search follows them. Blurred small
+holes spread 0.15 to 0.2 from pixel steps alone, so the filter is not used before."""
 NEAR_ANY_SIZE = 0.045
 """Distance (lattice units) from where the lattice model puts a station within which a round mark of
 any size is taken for it: the white symbol in a departure disc. Symbols of a station's size are
@@ -130,7 +132,7 @@ class SymbolCandidate:
     """Radius of the light disc inside the ring."""
     spread: float = 0.0
     """How far the hole's outline strays from its fitted ellipse: the 5th to 95th percentile of the
-    outline's radius relative to the ellipse's (a circle's hole about 0.04, a hexagon's 0.13)."""
+    outline's radius relative to the ellipse's (a sharp station's hole about 0.04, a regular hexagon 0.13)."""
 
 
 @dataclass(frozen=True)
@@ -252,7 +254,7 @@ def _ring_holes(dark: np.ndarray, scale: float) -> list[SymbolCandidate]:
     return out
 
 
-def _spread(contour: np.ndarray, ellipse: tuple) -> float:
+def _spread(contour: np.ndarray, ellipse: tuple[Sequence[float], Sequence[float], float]) -> float:
     """``SymbolCandidate.spread`` of a hole's outline about its fitted ``ellipse`` (OpenCV's form)."""
     (cx, cy), (ax1, ax2), angle = ellipse
     p = contour[:, 0, :].astype(np.float64) - (cx, cy)
