@@ -217,9 +217,10 @@ def test_a_small_gap_beside_a_departure_disc_is_not_taken_for_its_station(tmp_pa
 
 
 def test_a_small_map_under_motion_blur_is_found(tmp_path: Path) -> None:
-    # 8.6 px of motion blur on a map filling a sixth of the frame: the rings' holes close to a tenth
+    # 8.6 px of motion blur on a small map (a twelfth of the frame): the rings' holes close to a tenth
     # of the pitch, so a symbol's neighbours lie beyond the seeds' usual reach, and holes of one size
-    # differ more. No map was found; the last searches reach further and take more sizes as one.
+    # differ more. No map was found; the searches for a blurred map reach further and take more
+    # sizes as one.
     sample = make_sample(CAL, 7370, mode="photo", style="cream", strength=0.95)
     image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
     report = analyze_file(image, CAL)[0]
