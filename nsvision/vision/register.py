@@ -587,7 +587,7 @@ def _off_the_field(lattice: np.ndarray, offsets: np.ndarray, pitch: float) -> li
         for n, i in enumerate(keep):
             others = [j for j in keep if j != i]
             hull = cv2.convexHull(lattice[others].astype(np.float32))
-            if cv2.pointPolygonTest(hull, (float(lattice[i][0]), float(lattice[i][1])), False) <= 0:
+            if cv2.pointPolygonTest(hull, (float(lattice[i][0]), float(lattice[i][1])), False) < 0:
                 continue
             field = ThinPlateSpline(lattice[others], offsets[others], smoothing=TPS_SMOOTHING)
             miss[n] = np.hypot(*(offsets[i] - field(lattice[i : i + 1])[0]))
