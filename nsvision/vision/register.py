@@ -87,13 +87,14 @@ TPS_SMOOTHING = 2.0
 """Smoothing of the thin-plate field through the re-found stations: it keeps a curl-shaped
 correction but does not chase one mislocated symbol all the way."""
 OFF_FIELD = 0.1
-"""Distance (lattice units) past which a re-found station inside the others is dropped (placed by
-the model, not found) when the smooth field through the other found stations puts it elsewhere: a
-hole of a station's size beside the symbol, such as the gap a blur leaves between a ring and the
-triangle inside it (0.16 pitch off). Paper curl and lens distortion bend the lattice smoothly: over
-the 240 photos of ``bench/registration.py`` (both seeds), every station rightly found inside the
-hull of the others lies within 0.036 pitch of that field. Outside it, the field extrapolates, and a
-corner of a photo under strong lens distortion lies 0.09 pitch off: those are not judged."""
+"""Distance (lattice units) past which a re-found station inside the others (or on their hull's
+edge) is dropped (placed by the model, not found) when the smooth field through the other found
+stations puts it elsewhere: a hole of a station's size beside the symbol, such as the gap a blur
+leaves between a ring and the triangle inside it (0.16 pitch off). Paper curl and lens distortion
+bend the lattice smoothly: over the 240 photos of ``bench/registration.py`` (both seeds), every
+station rightly found inside the hull of the others or on its edge lies within 0.036 pitch of that
+field. Outside it, the field extrapolates, and a corner of a photo under strong lens distortion lies
+0.09 pitch off: those are not judged."""
 OFF_FIELD_MAX_DROPPED = 6
 """Re-found stations dropped at most, worst first: more than a few off the field is not one
 mislocated symbol, and the search's own lattice is left to stand."""
@@ -576,7 +577,7 @@ def _off_the_field(lattice: np.ndarray, offsets: np.ndarray, pitch: float) -> li
     """Found stations that the smooth field through the others misses by over ``OFF_FIELD``, worst first.
 
     ``offsets`` are the found stations' offsets (px) from the homography. Each station inside the
-    others' hull is checked against the field fitted through all the other found stations (left
+    others' hull or on its edge is checked against the field fitted through all the other found stations (left
     out, so that a wrong find cannot pull the field towards itself); the worst is dropped and the
     rest checked again. At least ``MIN_STATIONS`` are kept.
     """
