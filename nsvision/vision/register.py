@@ -577,9 +577,9 @@ def _off_the_field(lattice: np.ndarray, offsets: np.ndarray, pitch: float) -> li
     """Found stations that the smooth field through the others misses by over ``OFF_FIELD``, worst first.
 
     ``offsets`` are the found stations' offsets (px) from the homography. Each station inside the
-    others' hull or on its edge is checked against the field fitted through all the other found stations (left
-    out, so that a wrong find cannot pull the field towards itself); the worst is dropped and the
-    rest checked again. At least ``MIN_STATIONS`` are kept.
+    others' hull or on its edge is checked against the field fitted through all the other found
+    stations (left out, so that a wrong find cannot pull the field towards itself); the worst is
+    dropped and the rest checked again. At least ``MIN_STATIONS`` are kept.
     """
     keep = list(range(len(lattice)))
     dropped: list[int] = []
