@@ -65,6 +65,14 @@ def _section_recall(report: SheetReport, expected: dict) -> float:
     return hit / total if total else 1.0
 
 
+def _read_as_jpeg(sample: Sample, tmp_path: Path) -> SheetReport:
+    """The sample's picture written as the phone's JPEG and read from the file, as the CLI reads it."""
+    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
+    report = analyze_file(image, CAL)[0]
+    assert isinstance(report, SheetReport)
+    return report
+
+
 def _largest_station_error(report: SheetReport, expected: dict) -> float:
     """The lattice model's largest error at a station, in pitches (the renderer's truth)."""
     assert report.registration is not None
@@ -208,9 +216,8 @@ def test_a_small_gap_beside_a_departure_disc_is_not_taken_for_its_station(tmp_pa
     # station was re-found there, and the lattice model bent towards it: the sections at 3,2 were
     # measured 23 px beside the strokes.
     sample = make_sample(CAL, 7168, mode="photo", style="print", strength=0.58)
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
-    assert isinstance(report, SheetReport) and report.registration is not None
+    report = _read_as_jpeg(sample, tmp_path)
+    assert report.registration is not None
     assert _largest_station_error(report, sample.expected) < 0.03
     assert report.registration.stations_found >= 45
     _assert_exact_or_flagged(report, sample.expected)
@@ -222,9 +229,7 @@ def test_a_small_map_under_motion_blur_is_found(tmp_path: Path) -> None:
     # differ more. No map was found; the searches for a blurred map reach further and take more
     # sizes as one.
     sample = make_sample(CAL, 7370, mode="photo", style="cream", strength=0.95)
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
-    assert isinstance(report, SheetReport)
+    report = _read_as_jpeg(sample, tmp_path)
     assert _largest_station_error(report, sample.expected) < 0.03
     _assert_exact_or_flagged(report, sample.expected)
 
@@ -234,9 +239,7 @@ def test_a_close_up_of_a_print_with_solid_dark_guides_is_found(tmp_path: Path) -
     # station's size, which outnumber the stations: the lattice search followed the cells and found
     # no map. The last search takes only holes whose outline is round.
     sample = make_sample(CAL, 7643, mode="photo", style="unseen-7643", strength=0.955)
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
-    assert isinstance(report, SheetReport)
+    report = _read_as_jpeg(sample, tmp_path)
     assert _largest_station_error(report, sample.expected) < 0.03
     _assert_exact_or_flagged(report, sample.expected)
 
@@ -363,8 +366,7 @@ def test_a_blank_guide_leaving_the_dark_band_is_not_pencil(tmp_path: Path, warm_
     # print: a third of this short blank crossing read as pencil next to the pink line, and this
     # photo, read right, was flagged for it.
     sample = warm_cream_photo
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
+    report = _read_as_jpeg(sample, tmp_path)
     assert ("7,5", "8,4") not in {t for c in LINE_COLOURS for t in _true_sections(sample.expected)[c]}
     assert "7,5-8,4" not in report.doubtful_sections
     assert not report.needs_review
@@ -427,8 +429,7 @@ def test_guides_on_paper_a_bright_light_clips_over_part_of_the_sheet_are_not_pen
     # light pink pencil, and the fit of the guides' tint across the sheet does not follow the clip's
     # edge: 26 blank sections read as pink lines, a total of 154 for 112.
     sample = make_sample(CAL, 7006, mode="photo", style="cream", strength=0.667)
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
+    report = _read_as_jpeg(sample, tmp_path)
     assert _read_sections(report) == _true_sections(sample.expected)
     assert report.total == sample.expected["total"]
 
@@ -438,8 +439,7 @@ def test_light_purple_on_paper_clipped_in_red_reads_purple(tmp_path: Path) -> No
     # JPEG: a light purple stroke measured against 255 lost its red and read pink (three sections
     # of this sheet did). The paper's colour where it is unclipped gives the red back.
     sample = make_sample(CAL, 101043, mode="photo", style="cream", strength=0.544)
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
+    report = _read_as_jpeg(sample, tmp_path)
     purple = {s.name for s in report.network.sections("purple")}
     assert {"0,5-0,7", "1,4-2,5", "2,7-3,6"} <= purple
     assert _read_sections(report) == _true_sections(sample.expected)
@@ -451,8 +451,7 @@ def test_a_light_stroke_between_a_ring_and_a_departure_disc_is_read(tmp_path: Pa
     # blurred edges, a tenth of a pitch is left, where this light stroke left no mark worth the
     # name (read as not drawn, the sheet flagged). Measured nearer the symbols, it is read.
     sample = make_sample(CAL, 101008, mode="photo", style="cream", strength=0.101)
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
+    report = _read_as_jpeg(sample, tmp_path)
     assert "3,1-3,2" in {s.name for s in report.network.sections("purple")}
     assert _read_sections(report) == _true_sections(sample.expected)
     assert report.total == sample.expected["total"]
@@ -582,8 +581,7 @@ def test_a_section_drawn_in_two_pencils_is_not_read_as_one_without_doubt(
     sample = make_sample(CAL, seed, mode="photo", style=style, strength=strength, violation="drawn_twice")
     truth = _true_sections(sample.expected)
     assert sum(tuple(section.split("-")) in truth[c] for c in LINE_COLOURS) == 2
-    image = next(p for p in write_sample(sample, tmp_path, fmt="jpg") if p.suffix != ".json")
-    report = analyze_file(image, CAL)[0]
+    report = _read_as_jpeg(sample, tmp_path)
     assert report.needs_review
     assert section in report.doubtful_sections
     assert _read_sections(report) == truth
