@@ -63,9 +63,10 @@ SEED_REACH = 7.5
 """Radius (in the seed's own radii) within which a seed's lattice neighbours are counted: a sharp
 symbol's hole is a sixth to a seventh of the pitch across, so its neighbours lie 2 to 6 radii away."""
 BLURRED_SEED_REACH = 15.0
-"""``SEED_REACH`` of the searches for a blurred map, tried when the usual ones find nothing. Motion blur of a
-tenth of a pitch closes the rings' holes to a tenth of the pitch or less, and their neighbours lie
-beyond ``SEED_REACH``; the same blur makes holes of one size differ more (``BLURRED_SAME_SIZE``)."""
+"""``SEED_REACH`` of the searches for a blurred map, tried when the usual ones find nothing.
+Motion blur of a tenth of a pitch closes the rings' holes to a tenth of the pitch or less, and their
+neighbours lie beyond ``SEED_REACH``; the same blur makes holes of one size differ more
+(``BLURRED_SAME_SIZE``)."""
 BLURRED_SAME_SIZE = (0.4, 2.5)
 """``SAME_SIZE`` of the searches for a blurred map (see ``BLURRED_SEED_REACH``)."""
 ROUND_SPREAD = 0.15
@@ -133,7 +134,8 @@ class SymbolCandidate:
     """Radius of the light disc inside the ring."""
     spread: float = 0.0
     """How far the hole's outline strays from its fitted ellipse: the 5th to 95th percentile of the
-    outline's radius relative to the ellipse's (a sharp station's hole about 0.04, a regular hexagon 0.13)."""
+    outline's radius relative to the ellipse's (a sharp station's hole about 0.04, a regular hexagon
+    0.13)."""
 
 
 @dataclass(frozen=True)
