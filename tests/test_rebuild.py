@@ -133,14 +133,25 @@ def test_a_join_with_only_faint_marks_along_it_is_read_as_drawn() -> None:
     assert noisy.sections[join].doubtful
 
 
-def test_a_light_stroke_broken_up_by_noise_leaving_a_line_station_is_put_in_doubt() -> None:
-    # A branch of the purple line at 2,5 (so not a line end), drawn so lightly that only a tenth
-    # of it reaches the stroke threshold, faint marks along half of it.
+def test_a_light_stroke_broken_up_by_noise_leaving_a_line_station_is_drawn_in_the_best_reading_in_doubt() -> None:
+    # A branch of the purple line at 2,5 (so not a line end, a Railroad Switch), drawn so lightly
+    # that only a tenth of it reaches the stroke threshold, faint marks along half of it: a light
+    # stroke more often than such marks by chance, so drawn in the best reading, named for a person.
     light = _section("2,5-4,5")
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "2,5-3,6": "purple"}
     ev = _ev(light, 0.12, HUES["purple"], faint=0.5)
-    reading = _read({**OTHERS, "2,5-2,7": "purple", "2,5-3,6": "purple"}, light=ev)
-    assert reading.sections[light].colour is None
+    reading = _read(lines, light=ev)
+    assert reading.sections[light].colour == "purple"
     assert reading.sections[light].doubtful
+    # Ink on too little of it, faint marks on too little, or a short section: not drawn.
+    for weaker in (
+        _ev(light, 0.05, HUES["purple"], faint=0.5),
+        _ev(light, 0.12, HUES["purple"], faint=0.3),
+        _ev(light, 0.12, HUES["purple"], faint=0.5, short=True),
+    ):
+        assert _read(lines, light=weaker).sections[light].colour is None
+    # Between two stations of its line it would close a loop: not drawn.
+    assert _read({**lines, "3,6-4,5": "purple"}, light=ev).sections[light].colour is None
     # The same marks with no line of that hue near are nothing to look at.
     away = _read({**OTHERS, "2,5-2,7": "purple"}, light=_ev(_section("5,3-5,4"), 0.12, HUES["purple"], faint=0.5))
     assert not away.doubtful
@@ -755,3 +766,29 @@ def test_a_second_pencil_beside_a_stroke_whose_colour_it_pulls_is_looked_for_on_
     assert mixed.sections[section].colour == "pink" and mixed.sections[section].also == "green"
     assert [r.section for r in mixed.doubtful] == [section]
     assert mixed.sections[section].reason.startswith("green pencil beside the pink")
+
+
+def test_a_short_light_branch_ending_where_another_line_ends_is_checked_by_a_person() -> None:
+    # Purple runs through 9,7 and pink ends at 9,6, a tourist site's spikes away: the short 9,6-9,7
+    # lightly marked in a colour between the two may be pink's last section with purple's stroke
+    # ends in it, as well as a purple branch.
+    short = _section("9,6-9,7")
+    lines: dict[str, Colour] = {
+        **OTHERS,
+        "2,5-4,5": "purple",
+        "4,5-7,5": "purple",
+        "7,5-9,7": "purple",
+        "9,7-9,9": "purple",
+        "7,3-9,3": "pink",
+        "9,3-9,6": "pink",
+    }
+    mixed = 0.8 * HUES["purple"] + 0.2 * HUES["pink"]
+    light = dataclasses.replace(_ev(short, 1.0, mixed, short=True), strength=0.07)
+    reading = _read(lines, short=light)
+    assert reading.sections[short].colour == "purple"
+    assert reading.sections[short].doubtful
+    assert "pink line's last section" in reading.sections[short].reason
+    # Firmly drawn, or plainly purple, it is a purple branch.
+    assert not _read(lines, short=dataclasses.replace(light, strength=0.3)).doubtful
+    plain = dataclasses.replace(_ev(short, 1.0, HUES["purple"], short=True), strength=0.07)
+    assert not _read(lines, short=plain).doubtful
