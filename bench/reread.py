@@ -4,12 +4,14 @@ change to how a reading is decided is judged on every set before it is made, and
 shown to change no reading at all.
 
     python3 bench/reread.py store accuracy     # the accuracy set's 240 sheets, read once (~6 min on 2 cores)
+    python3 bench/reread.py store accuracy --seed 3000   # its plan from another seed: sheets never tuned on
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
     python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
     python3 bench/reread.py store robustness   # bench/robustness.py's 760 reads (~14 min)
     python3 bench/reread.py store twice        # 40 photos, each with one section drawn in two pencils
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
+    python3 bench/reread.py compare accuracy --seed 3000   # the sheets stored from that seed
 
 What is kept per sheet (``bench/out/measured-SET.pkl``): its case and truth, the reader's
 measurements (``nsvision.pipeline.Measurements``: registration, every section's pencil evidence,
@@ -48,10 +50,11 @@ SHARPEN = (1.0, 1.5)
 """The unsharp mask of the README's sharpened photos (amount, sigma in px)."""
 
 
-def cases(name: str) -> list[Case]:
-    """The sheets of a named set, as its bench plans them."""
+def cases(name: str, seed: int | None = None) -> list[Case]:
+    """The sheets of a named set, as its bench plans them (``seed``: the accuracy set's plan from
+    another first seed, a set the reader was not tuned on)."""
     if name == "accuracy":
-        return plan(accuracy.COUNT, accuracy.SEED)
+        return plan(accuracy.COUNT, accuracy.SEED if seed is None else seed)
     if name == "sharpened":
         return [c for c in plan(accuracy.COUNT, accuracy.SEED) if c.mode == "photo"]
     if name == "robustness":
@@ -93,10 +96,10 @@ def store_case(case: Case, name: str) -> list[dict[str, Any]]:
     return rows
 
 
-def store(name: str, path: Path, workers: int) -> None:
+def store(name: str, path: Path, workers: int, seed: int | None = None) -> None:
     start = time.time()
     with ProcessPoolExecutor(workers) as pool:
-        rows = [row for rs in pool.map(functools.partial(store_case, name=name), cases(name)) for row in rs]
+        rows = [row for rs in pool.map(functools.partial(store_case, name=name), cases(name, seed)) for row in rs]
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         pickle.dump(rows, f)
@@ -153,13 +156,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--file", type=Path, help="where the measurements are kept (default bench/out/measured-SET.pkl)")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes for store, each single-threaded")
     ap.add_argument("--all", action="store_true", help="compare: list every sheet whose total or doubts changed")
+    ap.add_argument(
+        "--seed", type=int, help="accuracy: its plan from another first seed (kept in measured-accuracy-SEED.pkl)"
+    )
     args = ap.parse_args(argv)
-    path = args.file or Path(__file__).resolve().parent / "out" / f"measured-{args.set}.pkl"
+    if args.seed is not None and args.set != "accuracy":
+        ap.error("--seed is for the accuracy set only")
+    kept = f"measured-{args.set}" + (f"-{args.seed}" if args.seed is not None else "") + ".pkl"
+    path = args.file or Path(__file__).resolve().parent / "out" / kept
     if args.action == "store":
-        store(args.set, path, args.workers)
+        store(args.set, path, args.workers, args.seed)
         return 0
     if not path.exists():
-        ap.error(f"no measurements kept in {path}: run `python3 bench/reread.py store {args.set}` first")
+        seed = f" --seed {args.seed}" if args.seed is not None else ""
+        ap.error(f"no measurements kept in {path}: run `python3 bench/reread.py store {args.set}{seed}` first")
     return 1 if compare(args.set, path, args.all) else 0
 
 
