@@ -158,9 +158,8 @@ def test_a_light_stroke_broken_up_by_noise_leaving_a_line_station_is_drawn_in_th
 
 
 def test_marks_too_light_for_ink_at_a_line_end_are_put_in_doubt() -> None:
-    # Faint marks on 60 % of it, where the sheet's blank sections show them on a quarter.
     nxt = _section("2,7-3,7")
-    light = _read({**OTHERS, "2,5-2,7": "purple"}, blank_faint=0.25, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6))
+    light = _read({**OTHERS, "2,5-2,7": "purple"}, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6))
     assert light.sections[nxt].colour is None
     assert light.sections[nxt].doubtful
     blank = _read({**OTHERS, "2,5-2,7": "purple"})
@@ -657,16 +656,8 @@ def test_the_one_lightly_traced_section_leaving_a_line_end_is_the_line_going_on_
     both = _read(lines, nxt=light, rival=_ev(rival, 0.15, HUES["purple"], faint=0.6))
     assert both.sections[nxt].colour is None and both.sections[rival].colour is None
     assert both.sections[nxt].doubtful and both.sections[rival].doubtful
-    # Faint marks only, with no ink among them: the line going on where the sheet's blank sections
-    # show none, not drawn where they show them on a quarter (a cast tints the guides).
-    faint = _ev(nxt, 0.0, HUES["purple"], faint=0.6)
-    clean = _read(lines, nxt=faint)
-    assert clean.sections[nxt].colour == "purple" and clean.sections[nxt].doubtful
-    tinted = _read(lines, blank_faint=0.25, nxt=faint)
-    assert tinted.sections[nxt].colour is None and tinted.sections[nxt].doubtful
-    # Nor on a short section, where a symbol's edge shows, or with marks of another pencil's hue.
-    short = dataclasses.replace(faint, short=True)
-    assert _read(lines, nxt=short).sections[nxt].colour is None
+    # Faint marks only, with no ink among them, or marks of another pencil's hue: not drawn.
+    assert _read(lines, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6)).sections[nxt].colour is None
     assert _read(lines, nxt=_ev(nxt, 0.15, HUES["blue"], faint=0.6)).sections[nxt].colour is None
 
 

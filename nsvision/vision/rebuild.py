@@ -150,14 +150,6 @@ such section there), it is read as the line going on lightly in the best reading
 LIGHT_END_SPAN = 0.1
 """Share of that section between its first and last mark dark enough to count as ink that it needs
 as well: faint marks alone are what a blank guide under a cast shows."""
-LIGHT_END_FAINT_LEAD = 0.4
-"""How much more of such a section than of the sheet's blank sections (nine in ten of them) must show
-faint marks for them to be that line going on without any ink among them. Over the accuracy set, the
-stored development sets and 240 more sheets of the accuracy plan (seed 3000), faint marks so far
-above the sheet's blank ones leaving a line's end, on paper and not short, are 17 drawn sections and
-one blank; with the line grown on from each, 16 sections more are read right and 6 wrong (five
-sheets' totals right more, none less), every one in doubt and no sheet flagged more (the same from
-0.3 to 0.4)."""
 STRONG = 0.8
 """Share at which a section is trusted even when it breaks the game's structure."""
 LIGHT_END_INK = 0.65
@@ -662,7 +654,7 @@ def rebuild(
             share = max(ev.ink, ev.faint)
             decided[s] = (c, min(f, 0.65), f"faint pencil ({share:.0%} of it) next to the {k} line", m)
     if faint_means_pencil:
-        _light_line_goes_on(decided, evidence, nearest, blank_level)
+        _light_line_goes_on(decided, evidence, nearest)
     # Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
     # leaving its departure station, is more likely a light pencil than an empty round.
     for colour in LINE_COLOURS:
@@ -735,19 +727,14 @@ def _stray_marks(
 
 
 def _light_line_goes_on(
-    decided: dict[Section, Decision],
-    evidence: Mapping[Section, SegmentEvidence],
-    nearest: Mapping[Section, Colour],
-    blank_level: float,
+    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], nearest: Mapping[Section, Colour]
 ) -> None:
     """A line's end from which one section, and only one, carries faint marks of the line's hue on
-    half of it and more, with some ink among them, or on ``LIGHT_END_FAINT_LEAD`` more of it than the
-    sheet's blank sections show (``blank_level``, see ``_faint_level``) when it is not short: the line
-    goes on there, drawn lightly, in the best reading, still in doubt. A light stroke is far more
-    common than faint marks of a pencil's own hue leaving exactly where its line ends by chance. Two
-    such sections at one end are left to a person. Repeated from the new end: a light hand draws the
-    last few sections alike. Not over the Thames, where faint marks are the band's own texture as
-    often as pencil."""
+    half of it and more, with some ink among them: the line goes on there, drawn lightly, in the best
+    reading, still in doubt. A light stroke is far more common than faint marks of a pencil's own hue
+    leaving exactly where its line ends by chance. Two such sections at one end are left to a person.
+    Repeated from the new end: a light hand draws the last few sections alike. Not over the Thames,
+    where faint marks are the band's own texture as often as pencil."""
     while True:  # every round draws a section more, or stops
         on_line, line_ends = _line_stations(decided)
         found: dict[tuple[Colour, Point], list[Section]] = {}
@@ -757,7 +744,7 @@ def _light_line_goes_on(
                 c is None
                 and not _over_band(ev)
                 and ev.faint >= LIGHT_END_FAINT
-                and (ev.span >= LIGHT_END_SPAN or (not ev.short and ev.faint >= blank_level + LIGHT_END_FAINT_LEAD))
+                and ev.span >= LIGHT_END_SPAN
                 and (s.a in line_ends[k]) != (s.b in line_ends[k])
                 and not (s.a in on_line[k] and s.b in on_line[k])
             ):
