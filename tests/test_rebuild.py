@@ -792,3 +792,19 @@ def test_a_short_light_branch_ending_where_another_line_ends_is_checked_by_a_per
     assert not _read(lines, short=dataclasses.replace(light, strength=0.3)).doubtful
     plain = dataclasses.replace(_ev(short, 1.0, HUES["purple"], short=True), strength=0.07)
     assert not _read(lines, short=plain).doubtful
+
+
+def test_a_light_stroke_leaving_a_line_across_the_band_is_drawn_in_the_best_reading_in_doubt() -> None:
+    # Green marks over the band on a third of the crossing and faint ones along most of it, leaving
+    # the green line's end: the line going on lightly, named for a person.
+    river = _section("4,5-4,6")
+    green: dict[str, Colour] = {**OTHERS, "3,2-3,6": "green", "3,6-4,6": "green"}
+    light = _ev(river, 0.35, HUES["green"], faint=0.7, over_river=1.0)
+    reading = _read(green, band=DARK_BLUE_BAND, river=light)
+    assert reading.sections[river].colour == "green" and reading.sections[river].doubtful
+    # Ink on under a quarter of it, or marks of the band's own colour (its texture): not drawn.
+    for weaker in (
+        _ev(river, 0.15, HUES["green"], faint=0.7, over_river=1.0),
+        _ev(river, 0.35, np.array(DARK_BLUE_BAND), faint=0.7, over_river=1.0),
+    ):
+        assert _read(green, band=DARK_BLUE_BAND, river=weaker).sections[river].colour is None
