@@ -814,8 +814,9 @@ def _light_strokes_beside_lines(
         found.setdefault((k, s.a if s.a in on_line[k] else s.b), []).append(s)
     for (k, _station), ss in found.items():
         if len(ss) == 1:
+            # The confidence was that of "not drawn": the reading turned round is a guess that leans.
             _c, f, r, m = decided[ss[0]]
-            decided[ss[0]] = (k, f, r, m)
+            decided[ss[0]] = (k, min(f, 0.6), r, m)
 
 
 def _reconnect(
