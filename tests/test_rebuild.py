@@ -808,3 +808,42 @@ def test_a_light_stroke_leaving_a_line_across_the_band_is_drawn_in_the_best_read
         _ev(river, 0.35, np.array(DARK_BLUE_BAND), faint=0.7, over_river=1.0),
     ):
         assert _read(green, band=DARK_BLUE_BAND, river=weaker).sections[river].colour is None
+
+
+def test_a_colour_between_two_pencils_where_the_second_ones_line_ends_is_checked_as_drawn_twice() -> None:
+    # Purple drawn on top of blue along 3,7-5,7: the two pencils mix into a colour nearer blue, and
+    # the purple line seems to stop at 3,7. Read blue, with confidence but for that.
+    shared = _section("3,7-5,7")
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "2,7-3,7": "purple"}
+    mixed = _ev(shared, 1.0, 0.52 * HUES["blue"] + 0.48 * HUES["purple"])
+    reading = _read(lines, mixed=mixed)
+    assert reading.sections[shared].colour == "blue"
+    assert reading.sections[shared].colour_margin < 0.4
+    assert reading.sections[shared].doubtful
+    assert "purple line ends" in reading.sections[shared].reason
+    # Where the purple line goes on, or the colour is plainly blue, it is blue and nothing to check.
+    assert not _read({**lines, "3,6-3,7": "purple"}, mixed=mixed).doubtful
+    plain = _ev(shared, 1.0, 0.7 * HUES["blue"] + 0.3 * HUES["purple"])
+    assert not _read(lines, mixed=plain).doubtful
+
+
+def test_a_light_section_not_plainly_of_its_lines_pencil_on_a_line_breaking_a_rule_is_checked() -> None:
+    # Pink branches at 7,3 and at 7,5: a rule broken. 4,5-7,5, light and between pink and purple,
+    # adds to the second branch; a light purple stroke that took pink's hue would read so.
+    light = _section("4,5-7,5")
+    lines: dict[str, Colour] = {
+        **OTHERS,
+        "7,3-9,3": "pink",
+        "6,3-7,3": "pink",
+        "7,5-9,7": "pink",
+        "5,3-7,5": "pink",
+        "2,5-4,5": "purple",
+    }
+    pinkish = 0.7 * HUES["pink"] + 0.3 * HUES["purple"]
+    reading = _read(lines, light=dataclasses.replace(_ev(light, 1.0, pinkish), strength=0.1))
+    assert reading.sections[light].colour == "pink"
+    assert reading.sections[light].doubtful
+    assert "breaks a rule (too_many_branches)" in reading.sections[light].reason
+    # Drawn firmly, or plainly pink, it is the player's rule broken, nothing to check.
+    assert not _read(lines, light=dataclasses.replace(_ev(light, 1.0, pinkish), strength=0.3)).doubtful
+    assert not _read(lines, light=dataclasses.replace(_ev(light, 1.0, HUES["pink"]), strength=0.1)).doubtful

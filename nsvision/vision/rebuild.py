@@ -32,10 +32,11 @@ Decisions use the evidence and the game's structure, never a silent guess:
    that touches no other section of its colour, away from its departure station, is not drawn in
    the best reading (a symbol's edge or a sharpened guide leaves such marks more often than a
    pencil); a section read in one colour that would join another line's pieces is in doubt (two
-   pencils on one section read as one), and one with another line's pencil beside its stroke along
-   a fifth of it (less when its own colour is pulled away from its pencil's), where that line
-   reaches it (and the other sections of its own pencil show none such), is drawn in both in the
-   best reading, in doubt;
+   pencils on one section read as one), so is one read in a colour not plainly its pencil's where
+   another line ends (two pencils on top of each other mix into one colour), and one with another
+   line's pencil beside its stroke along a fifth of it (less when its own colour is pulled away
+   from its pencil's), where that line reaches it (and the other sections of its own pencil show
+   none such), is drawn in both in the best reading, in doubt;
 4. **rules**: when the best reading breaks the construction rules and exactly one section in doubt
    or of a close hue, read in its second hue, would mend them, it takes that hue (in doubt); a rule
    still broken through a section that is not strongly drawn (over the Thames, or marked on part
@@ -690,6 +691,7 @@ def rebuild(
     _light_strokes_beside_lines(decided, evidence, nearest, game_map, hues, band)
     _stray_marks(decided, evidence, game_map)
     twice = _second_pencil(decided, evidence, hues)
+    _mixed_where_line_ends(decided, evidence, hues, twice)
     _hidden_sections(decided, evidence)
 
     readings = {
@@ -852,7 +854,16 @@ def _rule_breaks_through_partial_pencil(
     short section marked on half of it may be the print (a symbol's edge, a tourist site's spike)
     seen as light pencil: `print` 1023 read with its EXIF orientation dropped took a blue 2,7-3,7
     (10 positions, 5 marked) that closed a loop, and reported the loop without a flag. On the stored
-    development sets this puts more sections in doubt on sheets already flagged, and flags none more."""
+    development sets this puts more sections in doubt on sheets already flagged, and flags none more.
+
+    A line that breaks a rule is checked, too, where it holds a section drawn lightly (under
+    ``LIGHT_END_STRENGTH``) in a colour not plainly its pencil's (margin under ``MEND_MARGIN``), the
+    bounds of ``_short_light_branches``: a light stroke of one pencil can take the next one's hue, and
+    read so it lengthens the other line. `print` photo 7013 of seed 7000's plan (strength 0.17) read
+    three light purple sections leaving 0,5 as pink, which made the pink line branch four ways at 0,2,
+    and reported a legal sheet as breaking three rules, without a flag. Over every stored set (2,160
+    reads) this puts 117 sections in doubt on 78 sheets (32 of the sections misread); without it,
+    every one of those sheets but 7013 is flagged all the same."""
     by_name = {s.name: s for s in game_map.sections}
     for v in check_network(_network(decided, options), game_map):
         for name in v.sections:
@@ -863,6 +874,12 @@ def _rule_breaks_through_partial_pencil(
             if c is not None and f >= CONFIDENT:
                 where = "over the Thames" if _over_band(evidence[s]) else "marked on part of it"
                 decided[s] = (c, min(f, 0.6), f"read {c} {where}, which breaks a rule ({v.code})", m)
+        for s, (c, f, _r, m) in list(decided.items()):
+            if c is None or c != v.colour or f < CONFIDENT:
+                continue
+            if evidence[s].strength < LIGHT_END_STRENGTH and m < MEND_MARGIN:
+                why = f"light and not plainly {c}, on the {c} line that breaks a rule ({v.code}): another line's?"
+                decided[s] = (c, min(f, 0.6), why, m)
 
 
 def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> None:
@@ -1033,6 +1050,54 @@ def _second_pencil(
             twice[s] = other
             break
     return twice
+
+
+MIXED_MARGIN = 0.4
+"""Colour margin under which a confidently read section where another line ends is in doubt (see
+``_mixed_where_line_ends``)."""
+
+
+def _mixed_where_line_ends(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    hues: Mapping[Colour, np.ndarray],
+    twice: Mapping[Section, Colour],
+) -> None:
+    """A section on paper read with confidence in a colour not plainly its pencil's (margin under
+    ``MIXED_MARGIN``), pulled towards the pencil of a line that ends at one of its stations, is in
+    doubt: a second pencil drawn on top of the first mixes with it into one colour between two, and
+    the line it belongs to then seems to stop there (the ``drawn_twice`` rule broken, read as one
+    pencil). Over the Thames band the print shifts every hue and purple and pink look alike, so a
+    colour between two there says nothing of a second pencil (the lines that reach it decide).
+
+    Found on two sheets drawn twice that were wrong without a flag, 23002 of seed 3000's plan and
+    25006 of seed 5000's. Over every stored set (2,160 reads, seed 7000's plan stored before the
+    rule was written among them) it puts 17 sections in doubt: 6 misread, 11 right; it alone flags 7
+    sheets, those two and five read right (two of them at seed 7000). At 0.35 it misses 25006; at
+    0.45 it alone flags 11 sheets, 9 of them right."""
+    degree = _line_degrees(decided)
+    for s, other in twice.items():
+        degree[(other, s.a)] += 1
+        degree[(other, s.b)] += 1
+    for s, (c, f, r, m) in list(decided.items()):
+        if c is None or f < CONFIDENT or s in twice or m >= MIXED_MARGIN or _over_band(evidence[s]):
+            continue
+        v = _vec(evidence[s])
+        v = v / max(float(np.linalg.norm(v)), 1e-9)
+        ends = next(
+            (
+                k
+                for k in LINE_COLOURS
+                if k != c
+                and 1 in (degree[(k, s.a)], degree[(k, s.b)])
+                # pulled from its pencil's hue towards that line's
+                and float(v @ hues[k]) > float(hues[c] @ hues[k])
+            ),
+            None,
+        )
+        if ends is not None:
+            why = f"colour not plainly {c} where the {ends} line ends: drawn in both?"
+            decided[s] = (c, min(f, 0.7), f"{r}; {why}" if r else why, m)
 
 
 def _beside_share(ev: SegmentEvidence, matrix: np.ndarray, own: Colour, other: Colour) -> float:
