@@ -847,3 +847,18 @@ def test_a_light_section_not_plainly_of_its_lines_pencil_on_a_line_breaking_a_ru
     # Drawn firmly, or plainly pink, it is the player's rule broken, nothing to check.
     assert not _read(lines, light=dataclasses.replace(_ev(light, 1.0, pinkish), strength=0.3)).doubtful
     assert not _read(lines, light=dataclasses.replace(_ev(light, 1.0, HUES["pink"]), strength=0.1)).doubtful
+
+
+def test_over_the_band_blue_and_purple_mixed_where_the_purple_line_ends_is_checked_as_drawn_twice() -> None:
+    # On a dark blue band a blue stroke with purple on top still reads blue, its colour pulled
+    # towards purple, the hue next to it; the purple line stops at 4,5. (Purple and pink mixed there
+    # say nothing: the band makes them alike, see the tests above.)
+    river = _section("4,5-4,6")
+    lines: dict[str, Colour] = {**OTHERS, "4,6-5,7": "blue", "2,5-4,5": "purple"}
+    ev = _ev(river, 1.0, 0.65 * HUES["blue"] + 0.35 * HUES["purple"], over_river=1.0)
+    reading = _read(lines, band=DARK_BLUE_BAND, river=ev)
+    assert reading.sections[river].colour == "blue"
+    assert reading.sections[river].doubtful
+    assert "purple line ends" in reading.sections[river].reason
+    # With the purple line going on past 4,5 it is blue, and sure.
+    assert not _read({**lines, "4,5-7,5": "purple"}, band=DARK_BLUE_BAND, river=ev).doubtful

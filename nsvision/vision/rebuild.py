@@ -1063,33 +1063,37 @@ def _mixed_where_line_ends(
     hues: Mapping[Colour, np.ndarray],
     twice: Mapping[Section, Colour],
 ) -> None:
-    """A section on paper read with confidence in a colour not plainly its pencil's (margin under
+    """A section read with confidence in a colour not plainly its pencil's (margin under
     ``MIXED_MARGIN``), pulled towards the pencil of a line that ends at one of its stations, is in
     doubt: a second pencil drawn on top of the first mixes with it into one colour between two, and
     the line it belongs to then seems to stop there (the ``drawn_twice`` rule broken, read as one
-    pencil). Over the Thames band the print shifts every hue and purple and pink look alike, so a
-    colour between two there says nothing of a second pencil (the lines that reach it decide).
+    pencil). Over the Thames band, where the print shifts every hue, only the hue next to its own
+    counts, and never between purple and pink (``SURE_MENDS``: the band makes them alike, and the
+    lines that reach the section decide).
 
-    Found on two sheets drawn twice that were wrong without a flag, 23002 of seed 3000's plan and
-    25006 of seed 5000's. Over every stored set (2,160 reads, seed 7000's plan stored before the
-    rule was written among them) it puts 17 sections in doubt: 6 misread, 11 right; it alone flags 7
-    sheets, those two and five read right (two of them at seed 7000). At 0.35 it misses 25006; at
-    0.45 it alone flags 11 sheets, 9 of them right."""
+    Found on three sheets drawn twice that were wrong without a flag: 23002 of seed 3000's plan,
+    25006 and 125006 (on the band) of seed 5000's. Over every stored set (2,160 reads, seed 7000's
+    plan, stored before the rule was written, among them) it puts 18 sections in doubt: 7 misread,
+    11 right; it alone flags 8 sheets, those three and five read right (two of them at seed 7000).
+    At 0.35 it misses 25006 and 125006; at 0.45 it alone flags four more sheets, all read right."""
     degree = _line_degrees(decided)
     for s, other in twice.items():
         degree[(other, s.a)] += 1
         degree[(other, s.b)] += 1
     for s, (c, f, r, m) in list(decided.items()):
-        if c is None or f < CONFIDENT or s in twice or m >= MIXED_MARGIN or _over_band(evidence[s]):
+        if c is None or f < CONFIDENT or s in twice or m >= MIXED_MARGIN:
             continue
         v = _vec(evidence[s])
         v = v / max(float(np.linalg.norm(v)), 1e-9)
+        river = _over_band(evidence[s])
+        second = max((k for k in LINE_COLOURS if k != c), key=lambda k: float(v @ hues[k]))
         ends = next(
             (
                 k
                 for k in LINE_COLOURS
                 if k != c
                 and 1 in (degree[(k, s.a)], degree[(k, s.b)])
+                and not (river and ({c, k} in SURE_MENDS or k != second))
                 # pulled from its pencil's hue towards that line's
                 and float(v @ hues[k]) > float(hues[c] @ hues[k])
             ),
