@@ -825,6 +825,11 @@ def test_a_colour_between_two_pencils_where_the_second_ones_line_ends_is_checked
     assert not _read({**lines, "3,6-3,7": "purple"}, mixed=mixed).doubtful
     plain = _ev(shared, 1.0, 0.7 * HUES["blue"] + 0.3 * HUES["purple"])
     assert not _read(lines, mixed=plain).doubtful
+    # On a short section, where the strokes' ends weigh more, a colour less pulled is enough.
+    less = _ev(shared, 1.0, 0.62 * HUES["blue"] + 0.38 * HUES["purple"])
+    assert 0.4 < _read(lines, mixed=less).sections[shared].colour_margin < 0.6
+    assert not _read(lines, mixed=less).doubtful
+    assert _read(lines, mixed=dataclasses.replace(less, short=True)).sections[shared].doubtful
 
 
 def test_a_light_section_not_plainly_of_its_lines_pencil_on_a_line_breaking_a_rule_is_checked() -> None:

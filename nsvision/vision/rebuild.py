@@ -1055,6 +1055,9 @@ def _second_pencil(
 MIXED_MARGIN = 0.4
 """Colour margin under which a confidently read section where another line ends is in doubt (see
 ``_mixed_where_line_ends``)."""
+MIXED_MARGIN_SHORT = 0.6
+"""The same for a short section (``SegmentEvidence.short``): on its few measured positions the two
+strokes' ends, where one pencil shows alone, weigh more, and its colour stays nearer one pencil."""
 
 
 def _mixed_where_line_ends(
@@ -1073,15 +1076,22 @@ def _mixed_where_line_ends(
 
     Found on three sheets drawn twice that were wrong without a flag: 23002 of seed 3000's plan,
     25006 and 125006 (on the band) of seed 5000's. Over every stored set (2,160 reads, seed 7000's
-    plan, stored before the rule was written, among them) it puts 18 sections in doubt: 7 misread,
-    11 right; it alone flags 8 sheets, those three and five read right (two of them at seed 7000).
-    At 0.35 it misses 25006 and 125006; at 0.45 it alone flags four more sheets, all read right."""
+    plan, stored before the rule was written, among them), with 0.4 on every section, it puts 18
+    sections in doubt, 7 misread and 11 right; it alone flags 8 sheets, those three and five read
+    right (two of them at seed 7000). At 0.35 it misses 25006 and 125006; at 0.45 it alone flags
+    four more sheets, all read right.
+
+    On short sections (``MIXED_MARGIN_SHORT``) it finds, too, `cream` 123002 of seed 3000's plan
+    (green and purple on 3,9-4,9, 9 positions, margin 0.55) and `print` 60006 of the ``twice`` set
+    (purple and blue on 0,0-1,0, 10 positions, 0.56), both wrong without a flag, and flags two sheets
+    read right more (at 0.5 neither of the two; at 0.7 no other sheet more). In all it puts 25
+    sections in doubt, 9 misread, and alone flags 12 sheets, 5 of them read wrong."""
     degree = _line_degrees(decided)
     for s, other in twice.items():
         degree[(other, s.a)] += 1
         degree[(other, s.b)] += 1
     for s, (c, f, r, m) in list(decided.items()):
-        if c is None or f < CONFIDENT or s in twice or m >= MIXED_MARGIN:
+        if c is None or f < CONFIDENT or s in twice or m >= (MIXED_MARGIN_SHORT if evidence[s].short else MIXED_MARGIN):
             continue
         v = _vec(evidence[s])
         v = v / max(float(np.linalg.norm(v)), 1e-9)
