@@ -564,6 +564,29 @@ def test_a_light_stroke_at_a_departure_does_not_set_its_lines_hue() -> None:
     assert reading.sections[_section("6,2-7,3")].colour == "pink"
 
 
+def test_another_lines_pencil_through_a_departure_does_not_set_that_departures_hue() -> None:
+    # The pink line runs through purple's departure 2,5, firmly; the purple line leaves it lightly
+    # (too light to show its pencil). Taken as purple's anchor, pink's stroke, a little bluer there
+    # than at pink's own departure, gave purple pink's hue, and the two lines swapped all over the
+    # sheet (`print` 7034 of seed 7000's plan).
+    lines: dict[str, Colour] = {k: v for k, v in OTHERS.items() if v != "pink"}
+    bluer = np.array([0.0, 0.9, 0.44])
+    pinks = {
+        "through": _ev(_section("2,5-2,7"), 1.0, bluer),
+        "through_too": _ev(_section("2,5-4,3"), 1.0, bluer),
+        "on": _ev(_section("7,0-7,3"), 1.0, bluer),
+        "own": _ev(_section("7,3-9,1"), 1.0, np.array([0.0, 0.924, 0.381])),
+    }
+    light = {
+        f"purple{i}": dataclasses.replace(_ev(_section(name), 0.9, HUES["purple"]), strength=0.1)
+        for i, name in enumerate(("1,4-2,5", "0,3-1,4", "0,3-0,5"))
+    }
+    reading = _read(lines, **pinks, **light)
+    assert float(np.array(reading.hues["purple"]) @ HUES["purple"]) > 0.99
+    assert reading.sections[_section("2,5-2,7")].colour == "pink"
+    assert reading.sections[_section("0,3-0,5")].colour == "purple"
+
+
 def test_a_section_of_another_colour_that_would_join_a_line_in_pieces_may_be_drawn_twice() -> None:
     # Blue and purple both drawn along 2,7-3,7: the two pencils read as blue, and purple falls apart.
     shared = _section("2,7-3,7")

@@ -7,7 +7,8 @@ Decisions use the evidence and the game's structure, never a silent guess:
 2. **which pencil**: pencils differ between boxes, sheets and lights, so the four hues are learnt
    from the sheet itself. Every non-empty line contains its departure station, so one firmly
    marked section at each departure station shows that line's pencil (anchors, chosen jointly so that
-   two colours never share one); then all marked sections are clustered around those hues. A
+   two colours never share one, nor two anchors of one colour: another line passing through a
+   departure); then all marked sections are clustered around those hues. A
    section whose colour sits between two hues, or is unlike every pencil of the sheet (a printed
    mark under a cast, two pencils on one section), is in doubt;
 3. **structure**: of two crossing sections, a weakly drawn one is in doubt when the other is
@@ -182,6 +183,14 @@ OVER_BAND = 0.5
 band (its colour and its faint marks less certain there) rather than on paper."""
 ANCHOR_COS = 0.75
 """A departure station's section is taken as a line's pencil only if it is at least this similar to it."""
+ANCHORS_APART = 0.97
+"""Similarity above which two departure anchors are one pencil: no two pencils of a box are so alike
+(purple and pink, the nearest, 0.88 by the renderer's pencils). `print` 7034 of seed 7000's plan
+took the pink line running firmly through purple's departure as purple's anchor (its own purple
+there too light to anchor): the two anchors measured alike, the clustering gave each line the other's
+hue, and nearly every purple and pink section was read in the other pencil (flagged for one
+section only). Over every stored set (2,160 reads) the bound changes five reads: that one and a
+robustness read (new pencils) become right, three wrong ones stay wrong and flagged."""
 ANCHOR_STRENGTH = 0.15
 """Nor when it is lighter than this (mean chroma density of its marks): a light stroke's colour is
 the one its pencil shows least reliably (a coloured light, a phone's sharpening turn purple pink)."""
@@ -339,6 +348,12 @@ def learn_hues(evidence: Mapping[Section, SegmentEvidence], game_map: GameMap) -
     for pick in itertools.product(*options):
         chosen = [s for s in pick if s is not None]
         if len(set(chosen)) != len(chosen):
+            continue
+        if any(
+            float(_vec(evidence[a]) @ _vec(evidence[b])) > ANCHORS_APART for a, b in itertools.combinations(chosen, 2)
+        ):
+            # Two lines' anchors of one colour: one of them is the other line's pencil passing
+            # through a departure station.
             continue
         score = sum(float(_vec(evidence[s]) @ default[c]) for c, s in zip(LINE_COLOURS, pick, strict=True) if s)
         if score > best_score:
