@@ -96,7 +96,8 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
         as_read = " ".join(fix_option(r.section.name, r.colour, report.page, r.also) for r in report.reading.doubtful)
         console.print(
             "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read); then score "
-            "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn), here as read: "
+            "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn; COLOUR+COLOUR: drawn "
+            "in both), here as read: "
             f"{as_read}[/]",
             markup=True,
         )

@@ -180,7 +180,9 @@ def test_sections_settled_by_hand_after_a_review_are_scored_as_said(calibration:
     # says one section read as drawn is not.
     read = {s["section"]: s["colour"] for s in first["sections"]}
     fixes = [f"{name}={read[name] or 'none'}" for name in first["doubtful_sections"]]
-    assert " ".join(f"--fix {fix}" for fix in fixes) in _run(str(image)).stdout
+    text = _run(str(image)).stdout
+    assert " ".join(f"--fix {fix}" for fix in fixes) in text
+    assert "COLOUR+COLOUR: drawn in both" in text
     removed = next(s for s in first["sections"] if s["colour"] and not s["doubtful"])
     fixes.append(f"{removed['section']}=none")
     res = _run(str(image), "--json", *[arg for fix in fixes for arg in ("--fix", fix)])
