@@ -877,7 +877,7 @@ def _rule_breaks_through_partial_pencil(
     read so it lengthens the other line. `print` photo 7013 of seed 7000's plan (strength 0.17) read
     three light purple sections leaving 0,5 as pink, which made the pink line branch four ways at 0,2,
     and reported a legal sheet as breaking three rules, without a flag. Over every stored set (2,160
-    reads) this puts 117 sections in doubt on 78 sheets (32 of the sections misread); without it,
+    reads) this puts 117 sections in doubt on 77 sheets (32 of the sections misread); without it,
     every one of those sheets but 7013 is flagged all the same."""
     by_name = {s.name: s for s in game_map.sections}
     for v in check_network(_network(decided, options), game_map):
@@ -1099,8 +1099,9 @@ def _mixed_where_line_ends(
     On short sections (``MIXED_MARGIN_SHORT``) it finds, too, `cream` 123002 of seed 3000's plan
     (green and purple on 3,9-4,9, 9 positions, margin 0.55) and `print` 60006 of the ``twice`` set
     (purple and blue on 0,0-1,0, 10 positions, 0.56), both wrong without a flag, and flags two sheets
-    read right more (at 0.5 neither of the two; at 0.7 no other sheet more). In all it puts 25
-    sections in doubt, 9 misread, and alone flags 12 sheets, 5 of them read wrong."""
+    read right more (at 0.5 neither of the two; at 0.7 no other sheet more). In all (with the
+    anchors of ``ANCHORS_APART``) it puts 24 sections in doubt, 9 misread, and alone flags 12
+    sheets, 5 of them read wrong."""
     degree = _line_degrees(decided)
     for s, other in twice.items():
         degree[(other, s.a)] += 1
