@@ -1109,8 +1109,7 @@ def _mixed_where_line_ends(
     for s, (c, f, r, m) in list(decided.items()):
         if c is None or f < CONFIDENT or s in twice or m >= (MIXED_MARGIN_SHORT if evidence[s].short else MIXED_MARGIN):
             continue
-        v = _vec(evidence[s])
-        v = v / max(float(np.linalg.norm(v)), 1e-9)
+        v = _vec(evidence[s])  # a unit vector already (SegmentEvidence.chroma)
         river = _over_band(evidence[s])
         second = max((k for k in LINE_COLOURS if k != c), key=lambda k: float(v @ hues[k]))
         ends = next(
