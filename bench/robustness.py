@@ -5,15 +5,16 @@ pictures go through more: the phone sharpens and denoises, the white balance mis
 sends the picture shrinks it and compresses it hard, a hand shakes. This bench renders photos from
 the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
-``analyze_file``). One more read saves the photo as it left the camera model, without the JPEG (a
-PNG). Five more reads leave something on the sheet (a pen over a line's last section,
-a green pencil across the map), cut part of the map off the picture, wash a line's end out with
-glare, or leave the smear of a section rubbed out at a line's end; three more draw the same sheet
-with other pencil sets (the reader was tuned on one). Reported per change:
-sheets, maps found, totals exactly right, sheets fully right, flagged for review, and wrong without
-a flag (which must stay 0).
+``analyze_file``); two of the changes are a lens's distortion that the phone did not take out
+(``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole). One more read
+saves the photo as it left the camera model, without the JPEG (a PNG). Five more reads leave
+something on the sheet (a pen over a line's last section, a green pencil across the map), cut part
+of the map off the picture, wash a line's end out with glare, or leave the smear of a section rubbed
+out at a line's end; three more draw the same sheet with other pencil sets (the reader was tuned on
+one). Reported per change: sheets, maps found, totals exactly right, sheets fully right, flagged for
+review, and wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 20 reads, about 19 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 22 reads, about 21 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
     python3 bench/robustness.py --only "a section rubbed out at a line's end"   # one read of each
 """
@@ -44,6 +45,7 @@ from nsvision.game.board import (
     parse_station_name,
     sections_cross,
 )
+from nsvision.render.degrade import lens_distortion
 from nsvision.render.pencil import PENCIL_RGB
 from nsvision.render.sample import Sample
 
@@ -87,6 +89,8 @@ VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
     "cool white balance": (_white_balance((0.82, 1.0, 1.2)), None),
     "underexposed (gamma 1.6)": (_gamma(1.6), None),
     "overexposed (gamma 0.6)": (_gamma(0.6), None),
+    "lens distortion, barrel (10 % at the corners)": (lambda im: lens_distortion(im, 0.1), None),
+    "lens distortion, pincushion (6 % at the corners)": (lambda im: lens_distortion(im, -0.06), None),
 }
 """Each change: a function of the RGB pixels, and the JPEG quality it is saved at (None: the photo's own)."""
 

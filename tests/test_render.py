@@ -19,7 +19,15 @@ from nsvision.game.rules import check_network
 from nsvision.game.scoring import score_network
 from nsvision.game.simulate import simulate_game
 from nsvision.render import pencil
-from nsvision.render.degrade import Degraded, photo, photo_px_per_unit, scan, scan_px_per_unit
+from nsvision.render.degrade import (
+    Degraded,
+    lens_distorted,
+    lens_distortion,
+    photo,
+    photo_px_per_unit,
+    scan,
+    scan_px_per_unit,
+)
 from nsvision.render.pencil import PENCIL_RGB, PENCIL_SETS, SheetMarks, draw_sheet
 from nsvision.render.sample import FORMATS, make_sample, write_sample
 from nsvision.render.sheet import RenderedSheet, render_blank
@@ -301,6 +309,27 @@ def test_photo_geometry_follows_strength(calibration: Calibration) -> None:
     hard = [photo(blank, calibration, s, 1.0, frame=(400, 300)).details["tilt_deg"] for s in range(12)]
     assert max(easy) <= 5.01 and max(hard) <= 35.01
     assert np.mean(hard) > 2 * np.mean(easy)
+
+
+@pytest.mark.parametrize("k", [0.1, -0.06], ids=["barrel", "pincushion"])
+def test_a_lens_moves_each_point_where_it_says_and_bends_straight_lines(k: float) -> None:
+    # Dots along a straight row near the picture's edge: each moves where ``lens_distorted`` puts
+    # it, the centre stays, and the row bows (out from the centre for barrel, in for pincushion).
+    picture = np.full((600, 800, 3), 255, np.uint8)
+    dots = np.array([[x, 540.0] for x in range(80, 721, 160)])
+    for x, y in dots:
+        cv2.circle(picture, (int(x), int(y)), 5, (0, 0, 0), -1)
+    cv2.circle(picture, (400, 300), 5, (0, 0, 0), -1)  # the picture's centre (399.5, 299.5), nearly
+    bent = lens_distortion(picture, k)
+    n, _labels, _stats, centres = cv2.connectedComponentsWithStats((bent[..., 0] < 128).astype(np.uint8))
+    assert n == len(dots) + 2
+    found = centres[1:][np.argsort(centres[1:, 0] + 1e3 * (centres[1:, 1] > 400))]
+    said = lens_distorted(np.vstack([[400.0, 300.0], dots]), k, (800, 600))
+    assert np.abs(said[0] - (400, 300)).max() < 0.01
+    row = found[found[:, 1] > 400]
+    assert np.abs(row - said[1:]).max() < 0.3
+    sag = row[2, 1] - (row[0, 1] + row[-1, 1]) / 2  # the middle dot against the line through the end ones
+    assert sag > 5 if k > 0 else sag < -3
 
 
 def test_scan_is_skewed_at_most_5_degrees_at_its_dpi(calibration: Calibration) -> None:

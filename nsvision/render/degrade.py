@@ -562,6 +562,39 @@ def _to_stored(displayed: np.ndarray, orientation: int) -> np.ndarray:
     return displayed
 
 
+def lens_distortion(image: np.ndarray, k: float) -> np.ndarray:
+    """The picture as a lens with radial distortion ``k`` would have taken it, the camera's own
+    correction missing or incomplete (an ultra-wide lens, an app that saves the raw frame): each
+    pixel shows what lay ``1 + k r²`` times as far from the picture's centre, ``r`` its distance
+    from the centre over the half-diagonal. ``k > 0`` is barrel distortion (straight lines bow out,
+    the corners show what lay ``k`` further out), ``k < 0`` pincushion. The pinhole camera of
+    ``photo`` has none; see ``lens_distorted`` for where a point moves."""
+    h, w = image.shape[:2]
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    half = math.hypot(cx, cy)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    dx, dy = (xs - cx) / half, (ys - cy) / half
+    f = 1 + k * (dx * dx + dy * dy)
+    map_x = (cx + dx * half * f).astype(np.float32)
+    map_y = (cy + dy * half * f).astype(np.float32)
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def lens_distorted(points: np.ndarray, k: float, size: tuple[int, int]) -> np.ndarray:
+    """Where the points ``(N, 2)`` (x, y px) of a picture of ``size`` (width, height) lie in
+    ``lens_distortion(picture, k)``: the radius ``r`` with ``r (1 + k r²)`` the point's own, by Newton's
+    method."""
+    centre = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
+    half = float(np.hypot(*centre))
+    u = (np.asarray(points, dtype=np.float64) - centre) / half
+    ru = np.hypot(u[:, 0], u[:, 1])
+    r = ru.copy()
+    for _ in range(20):
+        r -= (r + k * r**3 - ru) / (1 + 3 * k * r**2)
+    scale = np.divide(r, ru, out=np.ones_like(ru), where=ru > 0)
+    return centre + u * scale[:, None] * half
+
+
 # ---- scan ----------------------------------------------------------------------------------------
 
 
