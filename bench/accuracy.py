@@ -49,6 +49,7 @@ class Case:
     strength: float
     violation: str | None
     pencils: str = "default"
+    hand: str = "default"
 
     @property
     def label(self) -> str:
@@ -66,6 +67,7 @@ class Case:
             violation=self.violation,
             pencils=self.pencils,
             lines=lines,
+            hand=self.hand,
         )
 
 

@@ -11,10 +11,10 @@ saves the photo as it left the camera model, without the JPEG (a PNG). Five more
 something on the sheet (a pen over a line's last section, a green pencil across the map), cut part
 of the map off the picture, wash a line's end out with glare, or leave the smear of a section rubbed
 out at a line's end; three more draw the same sheet with other pencil sets (the reader was tuned on
-one). Reported per change: sheets, maps found, totals exactly right, sheets fully right, flagged for
-review, and wrong without a flag (which must stay 0).
+one), and one with a sloppier hand. Reported per change: sheets, maps found, totals exactly right,
+sheets fully right, flagged for review, and wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 22 reads, about 21 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 23 reads, about 22 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
     python3 bench/robustness.py --only "a section rubbed out at a line's end"   # one read of each
 """
@@ -261,6 +261,10 @@ PENCILS: dict[str, str] = {
 }
 """Other pencil sets (``nsvision.render.pencil.PENCIL_SETS``): the same sheet drawn again with them."""
 
+HANDS: dict[str, str] = {"a sloppy hand (strokes bowed three times as far)": "sloppy"}
+"""Other hands (``nsvision.render.pencil.HANDS``): the same sheet drawn again, straying further from
+the guides."""
+
 
 def photos(count: int, seed: int) -> list[Case]:
     """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
@@ -273,7 +277,7 @@ def variants(case: Case, only: Sequence[str] = ()) -> Iterator[tuple[str, Sample
     """One photo, rendered once, after every change; then drawn again with each other pencil set
     (``only``: just the reads of those names)."""
     sample = case.sample()
-    wanted = set(only or [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS])
+    wanted = set(only or [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS])
     for name, (change, quality) in VARIANTS.items():
         if name in wanted:
             yield name, transformed(sample, change, quality)
@@ -285,6 +289,9 @@ def variants(case: Case, only: Sequence[str] = ()) -> Iterator[tuple[str, Sample
     for name, kind in PENCILS.items():
         if name in wanted:
             yield name, dataclasses.replace(case, pencils=kind).sample()
+    for name, kind in HANDS.items():
+        if name in wanted:
+            yield name, dataclasses.replace(case, hand=kind).sample()
 
 
 def run_case(case: Case, only: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -301,7 +308,7 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "| change | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS]:
+    for name in [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS]:
         rs = [r for r in rows if r["variant"] == name]
         if not rs:
             continue
@@ -317,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     ap.add_argument("--out", type=Path, default=Path("bench/out/robustness.json"), help="per-read results")
-    names = [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS]
+    names = [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS]
     ap.add_argument("--only", action="append", choices=names, metavar="READ", help="just this read (repeatable)")
     args = ap.parse_args(argv)
     cases = photos(args.count, args.seed)

@@ -28,7 +28,7 @@ from nsvision.render.degrade import (
     scan,
     scan_px_per_unit,
 )
-from nsvision.render.pencil import PENCIL_RGB, PENCIL_SETS, SheetMarks, draw_sheet
+from nsvision.render.pencil import HANDS, PENCIL_RGB, PENCIL_SETS, SheetMarks, draw_sheet
 from nsvision.render.sample import FORMATS, make_sample, write_sample
 from nsvision.render.sheet import RenderedSheet, render_blank
 from nsvision.render.style import STYLES, get_style, random_style
@@ -226,6 +226,39 @@ def test_pencil_lies_on_the_drawn_sections_in_their_colour(calibration: Calibrat
         if min(_seg_distance(p, a, b) for a, b in segs) < 9:
             continue
         assert _darkening(blank, sheet, *p).sum() < 25, f"pencil on undrawn section {s.name}"
+
+
+def _stroke_offset(blank: RenderedSheet, sheet: RenderedSheet, a: np.ndarray, b: np.ndarray) -> float:
+    """How far (sheet units) the pencil at the middle of the section from ``a`` to ``b`` lies from
+    the straight line between them: the darkest offset across it, within 10 units either side."""
+    u = (b - a) / np.linalg.norm(b - a)
+    n = np.array([-u[1], u[0]])
+    offsets = np.arange(-10.0, 10.01, 0.5)
+    darkness = []
+    for o in offsets:
+        x, y = sheet.sheet_to_px(*((a + b) / 2 + o * n))
+        yy, xx = round(y), round(x)
+        win = (slice(yy - 1, yy + 2), slice(xx - 1, xx + 2))
+        darkness.append(float((blank.image[win].astype(np.float32) - sheet.image[win]).sum()))
+    return abs(float(offsets[int(np.argmax(darkness))]))
+
+
+def test_a_sloppy_hand_strays_further_from_the_guides(calibration: Calibration, drawn) -> None:
+    # The same sheet drawn freehand (seed 8; seed 5's player uses a ruler, and three times a ruler's
+    # bow is still straight), every random draw as before, with the bow and wander three times as large:
+    # the pencil at the middle of the sections lies further off the guide, by a millimetre or more
+    # (3.6 units) on the longest.
+    blank, _, network = drawn
+    sheet = draw_sheet(blank, network, calibration, 8)
+    sloppy = draw_sheet(blank, network, calibration, 8, sloppiness=HANDS["sloppy"])
+    lat = calibration.sheet.lattice_to_sheet
+    ends = [(np.array(lat(*s.a)), np.array(lat(*s.b))) for _, s in network.all_sections()]
+    usual = np.array([_stroke_offset(blank, sheet, a, b) for a, b in ends])
+    strayed = np.array([_stroke_offset(blank, sloppy, a, b) for a, b in ends])
+    assert strayed.mean() > 2 * usual.mean()
+    longest = np.argsort([-np.linalg.norm(b - a) for a, b in ends])[:5]
+    assert strayed[longest].max() >= 3.6
+    assert np.array_equal(draw_sheet(blank, network, calibration, 8, sloppiness=HANDS["default"]).image, sheet.image)
 
 
 def test_a_pencil_set_draws_in_its_own_colours(calibration: Calibration, drawn) -> None:
@@ -494,3 +527,5 @@ def test_cli_sample_writes_images_and_expected(tmp_path: Path) -> None:
     assert bad.exit_code == 4 and "--style" in bad.output and "unseen-N" in bad.output
     bad = runner.invoke(app, ["sample", "--pencils", "crayons", "--out", str(tmp_path)])
     assert bad.exit_code == 4 and "--pencils" in bad.output and "discs" in bad.output
+    bad = runner.invoke(app, ["sample", "--hand", "shaky", "--out", str(tmp_path)])
+    assert bad.exit_code == 4 and "--hand" in bad.output and "sloppy" in bad.output

@@ -10,7 +10,7 @@ import typer
 from nsvision.calibration import load_calibration
 from nsvision.cli.app import app, guarded, out_console
 from nsvision.errors import InputError
-from nsvision.render.pencil import PENCIL_SETS
+from nsvision.render.pencil import HANDS, PENCIL_SETS
 from nsvision.render.sample import FORMATS, MODES, make_sample, write_sample
 from nsvision.render.style import STYLES, UNSEEN_PREFIX, get_style
 
@@ -40,9 +40,11 @@ def write_samples(
     advanced: bool,
     calibration: Path | None,
     pencils: str = "default",
+    hand: str = "default",
 ) -> list[Path]:
     _check_choice("--mode", mode, _CLI_MODES)
     _check_choice("--pencils", pencils, tuple(PENCIL_SETS))
+    _check_choice("--hand", hand, tuple(HANDS))
     try:
         get_style(style)
     except KeyError:
@@ -74,6 +76,7 @@ def write_samples(
                 megapixels=megapixels,
                 advanced=advanced,
                 pencils=pencils,
+                hand=hand,
             )
         except ValueError as exc:
             raise InputError("nsvision sample", str(exc), "check the options (see nsvision sample --help)") from None
@@ -128,6 +131,10 @@ def sample(
     pencils: Annotated[
         str, typer.Option("--pencils", help=f"The player's pencil set: {', '.join(PENCIL_SETS)}.")
     ] = "default",
+    hand: Annotated[
+        str,
+        typer.Option("--hand", help=f"How far the player's strokes stray from the guides: {', '.join(HANDS)}."),
+    ] = "default",
 ) -> None:
     """Render sheets with known ground truth: the image(s) and an expected.json per sample."""
     paths = guarded(
@@ -148,6 +155,7 @@ def sample(
             advanced=advanced,
             calibration=calibration,
             pencils=pencils,
+            hand=hand,
         )
     )
     for p in paths:

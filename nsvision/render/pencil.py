@@ -52,6 +52,11 @@ departure discs (RULES.md §5: a cyan blue, a brighter green), ``violet`` turns 
 round the hue circle (violet, cyan, magenta, lime) and ``plum`` the other (plum, ultramarine, salmon
 pink, teal green)."""
 GRAPHITE_RGB: RGB = (80, 80, 88)
+HANDS: dict[str, float] = {"default": 1.0, "sloppy": 3.0}
+"""How far a player's strokes stray from the printed guide, as a factor on the drawn hand's bow and
+side-to-side wander. The reader was tuned on ``default``, where a long diagonal section bows by up
+to a millimetre or so; a ``sloppy`` hand bows it by two to four, past the search across a section
+at its middle (a tenth of the stations' pitch either side, 1.5 mm)."""
 
 _SHIFT = 3
 _ONE = 1 << _SHIFT
@@ -113,11 +118,13 @@ def draw_sheet(
     pencils: Mapping[Colour, RGB] = PENCIL_RGB,
     *,
     lines: bool = True,
+    sloppiness: float = 1.0,
 ) -> RenderedSheet:
     """A copy of ``sheet`` with the network drawn in coloured pencil and the marks written.
 
     ``marks=None`` writes the truthful marks of the network's score card; pass ``SheetMarks()``
-    for none. ``pencils`` are the colours of the player's pencils (see ``PENCIL_SETS``). The same
+    for none. ``pencils`` are the colours of the player's pencils (see ``PENCIL_SETS``),
+    ``sloppiness`` how far the strokes stray from the guides (see ``HANDS``). The same
     seed always gives the same strokes. ``lines=False`` leaves the lines' pencil off the paper but
     makes every random draw as before: the same sheet without its lines, pixel for pixel elsewhere
     (how much of a stroke reaches a picture is the difference, see ``bench/visibility.py``).
@@ -128,7 +135,7 @@ def draw_sheet(
         marks = marks_from_card(score_network(network, calibration.map), network)
     img = sheet.image.copy()
     rng = np.random.default_rng([seed, 0x9E11])
-    hand = _Hand.sample(rng, pencils)
+    hand = _Hand.sample(rng, pencils, sloppiness)
     pen = _Pen(img, sheet, hand, rng)
     for colour in LINE_COLOURS:
         for start, end in _drawing_order(network.sections(colour), calibration.map.departure(colour)):
@@ -197,7 +204,8 @@ class _Hand:
     digit_font: int
 
     @staticmethod
-    def sample(rng: np.random.Generator, pencils: Mapping[Colour, RGB] = PENCIL_RGB) -> _Hand:
+    def sample(rng: np.random.Generator, pencils: Mapping[Colour, RGB] = PENCIL_RGB, sloppiness: float = 1.0) -> _Hand:
+        """A player's hand; ``sloppiness`` scales its bow and wander (every random draw as at 1)."""
         ruler = rng.random() < 0.15
         pigments: dict[str, np.ndarray] = {c: _pigment(pencils[c], rng) for c in LINE_COLOURS}
         return _Hand(
@@ -205,8 +213,8 @@ class _Hand:
             pressure=float(rng.uniform(0.45, 1.0)),
             width=float(rng.uniform(2.3, 4.2)),
             passes=(int(rng.integers(1, 3)), int(rng.integers(2, 5))),
-            bow=0.001 if ruler else float(rng.uniform(0.003, 0.016)),
-            wobble=0.08 if ruler else float(rng.uniform(0.1, 0.55)),
+            bow=sloppiness * (0.001 if ruler else float(rng.uniform(0.003, 0.016))),
+            wobble=sloppiness * (0.08 if ruler else float(rng.uniform(0.1, 0.55))),
             short_ends=float(rng.uniform(0.15, 0.75)),
             light_strokes=float(rng.uniform(0.0, 0.2)),
             write_in_colour=bool(rng.random() < 0.5),

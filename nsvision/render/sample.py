@@ -27,7 +27,7 @@ from nsvision.game.rules import VIOLATION_CODES, check_network
 from nsvision.game.scoring import score_network
 from nsvision.game.simulate import simulate_game
 from nsvision.render.degrade import UNIT_MM, Degraded, clean, photo, photo_px_per_unit, scan, scan_px_per_unit
-from nsvision.render.pencil import PENCIL_SETS, SheetMarks, draw_sheet, marks_from_card
+from nsvision.render.pencil import HANDS, PENCIL_SETS, SheetMarks, draw_sheet, marks_from_card
 from nsvision.render.sheet import render_blank
 from nsvision.render.style import SheetStyle, get_style
 
@@ -105,6 +105,7 @@ def _render_page(
     advanced: bool,
     pencils: str,
     lines: bool = True,
+    hand: str = "default",
 ) -> tuple[Degraded, dict[str, Any]]:
     network = _network(calibration, seed, violation, blank, advanced)
     card = score_network(network, calibration.map)
@@ -119,7 +120,9 @@ def _render_page(
     else:
         ppu = px_per_unit or CLEAN_PX_PER_UNIT
     blank_sheet = render_blank(calibration, style, ppu)
-    sheet = draw_sheet(blank_sheet, network, calibration, seed, marks, PENCIL_SETS[pencils], lines=lines)
+    sheet = draw_sheet(
+        blank_sheet, network, calibration, seed, marks, PENCIL_SETS[pencils], lines=lines, sloppiness=HANDS[hand]
+    )
     if mode == "photo":
         page = photo(sheet, calibration, seed, strength, frame, megapixels)
     elif mode == "scan":
@@ -134,6 +137,7 @@ def _render_page(
         "style": get_style(style).name,
         "strength": strength,
         "pencils": pencils,
+        "hand": hand,
         "image": None,
         "page": 1,
         "network": network.to_dict(),
@@ -164,6 +168,7 @@ def make_sample(
     advanced: bool = False,
     pencils: str = "default",
     lines: bool = True,
+    hand: str = "default",
 ) -> Sample:
     """Render ``pages`` sheets (page ``i`` from seed ``seed + i * 100003``) and their ground truth.
 
@@ -173,7 +178,8 @@ def make_sample(
     empty (score 0). ``frame`` fixes a photo's displayed size (width, height) in px;
     ``megapixels`` scales the phone frame instead (same picture, smaller file). ``advanced``
     plays two shared objectives (ticked when met) and circles a station with the double-station
-    pencil power on one or two lines. ``pencils`` names the player's pencil set (``PENCIL_SETS``).
+    pencil power on one or two lines. ``pencils`` names the player's pencil set (``PENCIL_SETS``),
+    ``hand`` how far their strokes stray from the guides (``HANDS``).
     ``lines=False`` renders the same picture with the lines' pencil left off (every random draw made
     as before; the truth still describes the network that was not drawn).
     Raises ``ValueError`` naming the bad argument.
@@ -194,6 +200,8 @@ def make_sample(
         raise ValueError(f"pages must be at least 1, got {pages}")
     if pencils not in PENCIL_SETS:
         raise ValueError(f"unknown pencils {pencils!r}; expected one of {', '.join(PENCIL_SETS)}")
+    if hand not in HANDS:
+        raise ValueError(f"unknown hand {hand!r}; expected one of {', '.join(HANDS)}")
     rendered = [
         _render_page(
             calibration,
@@ -210,6 +218,7 @@ def make_sample(
             advanced,
             pencils,
             lines,
+            hand,
         )
         for i in range(pages)
     ]
