@@ -6,7 +6,7 @@ sends the picture shrinks it and compresses it hard, a hand shakes. This bench r
 the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
 ``analyze_file``); two of the changes are a lens's distortion that the phone did not take out
-(``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole). One more read
+(``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole), one a fold. One more read
 saves the photo as it left the camera model, without the JPEG (a PNG). Five more reads leave
 something on the sheet (a pen over a line's last section, a green pencil across the map), cut part
 of the map off the picture, wash a line's end out with glare, or leave the smear of a section rubbed
@@ -14,7 +14,7 @@ out at a line's end; three more draw the same sheet with other pencil sets (the 
 one), and one with a sloppier hand. Reported per change: sheets, maps found, totals exactly right,
 sheets fully right, flagged for review, and wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 23 reads, about 22 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 24 reads, about 23 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
     python3 bench/robustness.py --only "a section rubbed out at a line's end"   # one read of each
 """
@@ -77,6 +77,29 @@ def _shake(length: int) -> Callable[[Image], Image]:
     return lambda im: cv2.filter2D(im, -1, kernel)
 
 
+def _fold(slope: float, shade: float) -> Callable[[Image], Image]:
+    """A sheet folded once down its middle and laid flat again: the crease (a line through the
+    picture's centre, 8° off its vertical) a thin dark line, the half beyond it tilted a little away
+    from the camera (foreshortened: what lay ``slope`` times its distance from the crease further
+    out shows there, so lines crossing the crease bend there, a kink no smooth field has) and from
+    the light (``shade`` of its brightness)."""
+
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        normal = np.array([np.cos(np.radians(8.0)), np.sin(np.radians(8.0))])
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        d = (xs - (w - 1) / 2) * normal[0] + (ys - (h - 1) / 2) * normal[1]
+        beyond = np.maximum(d, 0)
+        mx = (xs + slope * beyond * normal[0]).astype(np.float32)
+        my = (ys + slope * beyond * normal[1]).astype(np.float32)
+        out = cv2.remap(im, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        out *= (1 - (1 - shade) * np.clip(d / 6.0 + 0.5, 0, 1))[..., None]
+        out *= (1 - 0.25 * np.exp(-((d / 2.0) ** 2)))[..., None]
+        return np.clip(out, 0, 255).astype(np.uint8)
+
+    return change
+
+
 VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
     "as rendered": (lambda im: im, None),
     "sharpened (unsharp 1.0, 1.5 px)": (lambda im: unsharp(im, 1.0, 1.5), None),
@@ -91,6 +114,7 @@ VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
     "overexposed (gamma 0.6)": (_gamma(0.6), None),
     "lens distortion, barrel (10 % at the corners)": (lambda im: lens_distortion(im, 0.1), None),
     "lens distortion, pincushion (6 % at the corners)": (lambda im: lens_distortion(im, -0.06), None),
+    "folded down the middle": (_fold(0.05, 0.8), None),
 }
 """Each change: a function of the RGB pixels, and the JPEG quality it is saved at (None: the photo's own)."""
 
