@@ -6,8 +6,8 @@ sends the picture shrinks it and compresses it hard, a hand shakes. This bench r
 the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
 sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
 ``analyze_file``); two of the changes are a lens's distortion that the phone did not take out
-(``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole), one a fold. One more read
-saves the photo as it left the camera model, without the JPEG (a PNG). Five more reads leave
+(``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole), one a fold. One
+more read saves the photo as it left the camera model, without the JPEG (a PNG). Five more reads leave
 something on the sheet (a pen over a line's last section, a green pencil across the map), cut part
 of the map off the picture, wash a line's end out with glare, or leave the smear of a section rubbed
 out at a line's end; three more draw the same sheet with other pencil sets (the reader was tuned on
@@ -298,8 +298,8 @@ def photos(count: int, seed: int) -> list[Case]:
 
 
 def variants(case: Case, only: Sequence[str] = ()) -> Iterator[tuple[str, Sample]]:
-    """One photo, rendered once, after every change; then drawn again with each other pencil set
-    (``only``: just the reads of those names)."""
+    """One photo, rendered once, after every change; then drawn again with each other pencil set and
+    each other hand (``only``: just the reads of those names)."""
     sample = case.sample()
     wanted = set(only or [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS])
     for name, (change, quality) in VARIANTS.items():

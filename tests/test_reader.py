@@ -130,7 +130,7 @@ def test_scan_turned_by_quarter_turns(turns: int) -> None:
 @pytest.mark.parametrize("k", [0.1, -0.06], ids=["barrel", "pincushion"])
 def test_a_photo_through_a_bending_lens_is_placed_station_by_station(k: float) -> None:
     # A lens whose distortion the phone does not take out bends the lattice: one homography is then
-    # up to 0.03 pitch off at stations it does not re-find (a fifth of a stroke's width). The smooth
+    # up to 0.03 pitch off at stations it does not re-find (half a stroke's width). The smooth
     # field through the re-found stations takes the bend up: the same reading as the straight photo.
     folder = SAMPLES / "photo-ordinary"
     expected = json.loads((folder / "expected.json").read_text())

@@ -54,9 +54,9 @@ pink, teal green)."""
 GRAPHITE_RGB: RGB = (80, 80, 88)
 HANDS: dict[str, float] = {"default": 1.0, "sloppy": 3.0}
 """How far a player's strokes stray from the printed guide, as a factor on the drawn hand's bow and
-side-to-side wander. The reader was tuned on ``default``, where a long diagonal section bows by up
-to a millimetre or so; a ``sloppy`` hand bows it by two to four, past the search across a section
-at its middle (a tenth of the stations' pitch either side, 1.5 mm)."""
+side-to-side wander. The reader was tuned on ``default``, where the longest diagonal section (2,7–4,9,
+42 mm) bows by up to a millimetre or so at its middle; a ``sloppy`` hand bows it by up to 2 to 4 mm,
+past the reader's search across a section (a tenth of the stations' pitch either side, 1.5 mm)."""
 
 _SHIFT = 3
 _ONE = 1 << _SHIFT
