@@ -8,6 +8,7 @@ drew the station.
 
     python3 bench/registration.py                       # 120 photos, about 2.5 minutes on 2 cores
     python3 bench/registration.py --count 300 --seed 7300
+    python3 bench/registration.py --lens 0.1            # each photo bent by a lens (barrel; < 0: pincushion)
 
 The plan: phone photos over the upper half of the strength sweep (0.5 to 1: tilts up to 35°,
 motion blur, hand shadows, warm light), every other one in a print of its own
@@ -15,6 +16,8 @@ motion blur, hand shadows, warm light), every other one in a print of its own
 written to disk as JPEG and loaded as the CLI loads it. Reported: maps found; the station error
 in pitches (median, 99th percentile and largest, over every station of every map found); sheets
 with a station off by more than ``OFF`` of a pitch; and the stations whose symbol was seen.
+``--lens K`` bends each photo as a lens the phone did not straighten
+(``nsvision.render.degrade.lens_distortion``) and moves the truth with it.
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from typing import Any
 
 import cv2
 import numpy as np
+from accuracy import transformed  # bench/accuracy.py, beside this script
 
 from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
+from nsvision.render.degrade import lens_distorted, lens_distortion
 from nsvision.render.sample import make_sample, write_sample
 from nsvision.render.style import UNSEEN_PREFIX
 from nsvision.vision.load import load_page
@@ -53,12 +58,17 @@ def plan(count: int, seed: int) -> list[tuple[int, str, float]]:
     return cases
 
 
-def run_case(case: tuple[int, str, float]) -> dict[str, Any]:
+def run_case(case: tuple[int, str, float], lens: float = 0.0) -> dict[str, Any]:
     cv2.setNumThreads(1)
     seed, style, strength = case
     cal = load_calibration()
     sample = make_sample(cal, seed, mode="photo", style=style, strength=strength)
     truth = sample.expected["map_position"]["stations_px"]
+    if lens:
+        height, width = sample.pages[0].image.shape[:2]
+        moved = lens_distorted(np.array(list(truth.values())), lens, (width, height))
+        truth = dict(zip(truth, moved, strict=True))
+        sample = transformed(sample, lambda im: lens_distortion(im, lens))
     out: dict[str, Any] = {"seed": seed, "style": style, "strength": strength}
     with tempfile.TemporaryDirectory() as tmp:
         path = next(p for p in write_sample(sample, Path(tmp), fmt="jpg") if p.suffix != ".json")
@@ -105,10 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=SEED, help=f"first seed (default {SEED})")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     ap.add_argument("--out", help="per-photo results (default bench/out/registration.json)")
+    ap.add_argument("--lens", type=float, default=0.0, help="radial lens distortion of each photo (default 0: none)")
     args = ap.parse_args(argv)
     out = Path(args.out or Path(__file__).resolve().parent / "out" / "registration.json")
+    cases = plan(args.count, args.seed)
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = list(pool.map(run_case, plan(args.count, args.seed)))
+        rows = list(pool.map(run_case, cases, [args.lens] * len(cases)))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=1))
     print(summarise(rows))
