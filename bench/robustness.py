@@ -3,18 +3,19 @@
 The renderer's photos stop at the camera: light, tilt, blur, noise, a JPEG of good quality. Real
 pictures go through more: the phone sharpens and denoises, the white balance misses, the app that
 sends the picture shrinks it and compresses it hard, a hand shakes. This bench renders photos from
-the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength
-sweep), then reads each one after every change below, exactly as the CLI does (JPEG on disk,
+the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across the strength sweep),
+then reads each one after every change below, exactly as the CLI does (JPEG on disk,
 ``analyze_file``); two of the changes are a lens's distortion that the phone did not take out
-(``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole), one a fold. One
-more read saves the photo as it left the camera model, without the JPEG (a PNG). Five more reads leave
-something on the sheet (a pen over a line's last section, a green pencil across the map), cut part
-of the map off the picture, wash a line's end out with glare, or leave the smear of a section rubbed
-out at a line's end; three more draw the same sheet with other pencil sets (the reader was tuned on
-one), and one with a sloppier hand. Reported per change: sheets, maps found, totals exactly right,
-sheets fully right, flagged for review, and wrong without a flag (which must stay 0).
+(``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole), one a fold, one a
+document-scanner app's enhancement. One more read saves the photo as it left the camera model,
+without the JPEG (a PNG). Five more reads leave something on the sheet (a pen over a line's last
+section, a green pencil across the map), cut part of the map off the picture, wash a line's end out
+with glare, or leave the smear of a section rubbed out at a line's end; three more draw the same
+sheet with other pencil sets (the reader was tuned on one), and one with a sloppier hand. Reported
+per change: sheets, maps found, totals exactly right, sheets fully right, flagged for review, and
+wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 24 reads, about 23 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 25 reads, about 24 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
     python3 bench/robustness.py --only "a section rubbed out at a line's end"   # one read of each
 """
@@ -100,6 +101,25 @@ def _fold(slope: float, shade: float) -> Callable[[Image], Image]:
     return change
 
 
+def _enhanced(white: float, saturation: float) -> Callable[[Image], Image]:
+    """What a phone's document-scanner app does to a page before saving it: the paper evened out
+    (each pixel over the local paper, taken as the brightest nearby, an eighth of the picture's size,
+    blurred), levels that make everything from ``white`` of the paper white, and colours boosted
+    (``saturation`` times as saturated)."""
+
+    def change(im: Image) -> Image:
+        f = im.astype(np.float32)
+        small = cv2.resize(f, None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA)
+        paper = cv2.GaussianBlur(cv2.dilate(small, np.ones((7, 7), np.uint8)), (0, 0), 6)
+        paper = cv2.resize(paper, (im.shape[1], im.shape[0]), interpolation=cv2.INTER_LINEAR)
+        even = np.clip(f / np.maximum(paper, 1.0) * 255.0 * 255.0 / white, 0, 255).astype(np.uint8)
+        hsv = cv2.cvtColor(even, cv2.COLOR_RGB2HSV).astype(np.float32)
+        hsv[..., 1] = np.clip(hsv[..., 1] * saturation, 0, 255)
+        return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2RGB)
+
+    return change
+
+
 VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
     "as rendered": (lambda im: im, None),
     "sharpened (unsharp 1.0, 1.5 px)": (lambda im: unsharp(im, 1.0, 1.5), None),
@@ -115,6 +135,7 @@ VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
     "lens distortion, barrel (10 % at the corners)": (lambda im: lens_distortion(im, 0.1), None),
     "lens distortion, pincushion (6 % at the corners)": (lambda im: lens_distortion(im, -0.06), None),
     "folded down the middle": (_fold(0.05, 0.8), None),
+    "a scanner app's enhancement (paper whitened, colours boosted)": (_enhanced(230.0, 1.3), None),
 }
 """Each change: a function of the RGB pixels, and the JPEG quality it is saved at (None: the photo's own)."""
 
