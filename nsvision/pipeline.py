@@ -378,6 +378,24 @@ def review_reasons(
             "the sheet there, glare may wash it out, or that part is in deep shadow or out of the picture; clear "
             "the sheet, keep glare off it and take the picture again"
         )
+    # Every round of a game draws one line, so a finished sheet holds all four. A line of which
+    # nothing at all is read was drawn too lightly to show, or the picture's colours were filtered
+    # away (a sepia or one-tone filter leaves the pencil the print's own colour): not a score to
+    # trust unseen. Over the stored bench reads (2,320 sheets) no sheet read right lacks a line.
+    # Once a person has set sections by hand, they have looked at the sheet.
+    missing = [c for c in LINE_COLOURS if not reading.network.sections(c)]
+    if missing and not reading.set_by_hand:
+        if len(missing) == len(LINE_COLOURS):
+            reasons.append(
+                "no pencil line was found on the map: an unused sheet scores 0, but if lines were drawn, they "
+                "are too light to read or the picture's colours were filtered (sepia, one tone); photograph "
+                "the sheet again without a filter"
+            )
+        else:
+            reasons.append(
+                f"no {', '.join(missing)} line was found: every round draws a line, so it may be drawn too "
+                "lightly to read; check the sheet (--overlay shows what was read)"
+            )
     total = len(registration.station_xy_px)
     if registration.stations_found < MIN_FOUND_FRACTION * total:
         reasons.append(

@@ -209,8 +209,48 @@ def test_blank_sheet_scores_zero() -> None:
     assert report.reading is not None
     # Nothing drawn is read as drawn with confidence; a stray mark may at most be put in doubt.
     assert all(r.doubtful for r in report.reading.drawn)
-    if not report.needs_review:
+    # A finished sheet holds four lines: one with none is shown to a person, whatever it scores.
+    assert report.needs_review
+    assert any("no pencil line was found" in why for why in report.review_reasons)
+    if not report.reading.drawn:
         assert report.total == 0
+
+
+def test_a_picture_filtered_to_one_tone_is_not_a_sure_score_of_nothing() -> None:
+    # A sepia filter turns every pencil the print's own brown: the committed photo then reads with
+    # no line at all, a total of 0 that looked sure. A sheet with no line is flagged, and says why.
+    folder = SAMPLES / "photo-ordinary"
+    expected = json.loads((folder / "expected.json").read_text())
+    page = load_page(folder / expected["image"])
+    sepia = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]], np.float32)
+    toned = np.clip(page.image.astype(np.float32) @ sepia.T, 0, 255).astype(np.uint8)
+    report = analyze_sheet(toned, CAL)
+    assert report.total != expected["total"]
+    assert report.needs_review and report.exit_code == 3
+    assert any("filtered (sepia, one tone)" in why for why in report.review_reasons)
+
+
+def test_a_line_of_which_nothing_is_read_is_named_until_a_person_has_looked() -> None:
+    # The purple line's pencil measured as blank paper (drawn too lightly to show): the rest of the
+    # sheet reads with confidence, but a finished sheet has a purple line, so the sheet is flagged
+    # naming it. Once a person has set a section by hand, the sheet is theirs.
+    folder = SAMPLES / "photo-ordinary"
+    expected = json.loads((folder / "expected.json").read_text())
+    straight = analyze_sheet(load_page(folder / expected["image"]), CAL)
+    assert straight.measurements is not None and not straight.needs_review
+    measured = straight.measurements
+    purple = set(straight.network.sections("purple"))
+    blank = next(ev for s, ev in measured.evidence.items() if ev.ink == 0 and ev.faint == 0 and not ev.short)
+    evidence = {
+        s: dataclasses.replace(blank, section=s, samples=ev.samples) if s in purple else ev
+        for s, ev in measured.evidence.items()
+    }
+    faded = decide(dataclasses.replace(measured, evidence=evidence), CAL)
+    assert not faded.network.sections("purple")
+    assert faded.needs_review
+    assert any(why.startswith("no purple line was found") for why in faded.review_reasons)
+    looked = decide(dataclasses.replace(measured, evidence=evidence), CAL, fixes=[SectionFix(min(purple), None)])
+    assert not any("line was found" in why for why in looked.review_reasons)
 
 
 def test_a_circle_drawn_around_a_station_does_not_hide_the_map() -> None:
