@@ -209,7 +209,7 @@ def test_blank_sheet_scores_zero() -> None:
     assert report.reading is not None
     # Nothing drawn is read as drawn with confidence; a stray mark may at most be put in doubt.
     assert all(r.doubtful for r in report.reading.drawn)
-    # A finished sheet holds four lines: one with none is shown to a person, whatever it scores.
+    # A finished sheet holds four lines: a sheet with none is shown to a person, whatever it scores.
     assert report.needs_review
     assert any("no pencil line was found" in why for why in report.review_reasons)
     if not report.reading.drawn:
