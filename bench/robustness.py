@@ -310,6 +310,9 @@ HANDS: dict[str, str] = {"a sloppy hand (strokes bowed three times as far)": "sl
 """Other hands (``nsvision.render.pencil.HANDS``): the same sheet drawn again, straying further from
 the guides."""
 
+READS: tuple[str, ...] = (*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS)
+"""Every read of a photo, in the order ``variants`` yields them and the table lists them."""
+
 
 def photos(count: int, seed: int) -> list[Case]:
     """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
@@ -322,7 +325,7 @@ def variants(case: Case, only: Sequence[str] = ()) -> Iterator[tuple[str, Sample
     """One photo, rendered once, after every change; then drawn again with each other pencil set and
     each other hand (``only``: just the reads of those names)."""
     sample = case.sample()
-    wanted = set(only or [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS])
+    wanted = set(only or READS)
     for name, (change, quality) in VARIANTS.items():
         if name in wanted:
             yield name, transformed(sample, change, quality)
@@ -353,7 +356,7 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "| change | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS]:
+    for name in READS:
         rs = [r for r in rows if r["variant"] == name]
         if not rs:
             continue
@@ -369,8 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     ap.add_argument("--out", type=Path, default=Path("bench/out/robustness.json"), help="per-read results")
-    names = [*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS]
-    ap.add_argument("--only", action="append", choices=names, metavar="READ", help="just this read (repeatable)")
+    ap.add_argument("--only", action="append", choices=READS, metavar="READ", help="just this read (repeatable)")
     args = ap.parse_args(argv)
     cases = photos(args.count, args.seed)
     with ProcessPoolExecutor(args.workers) as pool:
