@@ -11,6 +11,7 @@ import dataclasses
 import json
 import pickle
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -23,7 +24,7 @@ from nsvision.pipeline import SectionFix, SheetReport, analyze_file, analyze_she
 from nsvision.render.degrade import lens_distorted, lens_distortion
 from nsvision.render.sample import Sample, make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
-from nsvision.vision.load import load_page
+from nsvision.vision.load import LoadedPage, load_page
 from nsvision.vision.register import register
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -127,15 +128,29 @@ def test_scan_turned_by_quarter_turns(turns: int) -> None:
     _assert_exact_or_flagged(turned, sample.expected)
 
 
-@pytest.mark.parametrize("k", [0.1, -0.06], ids=["barrel", "pincushion"])
-def test_a_photo_through_a_bending_lens_is_placed_station_by_station(k: float) -> None:
-    # A lens whose distortion the phone does not take out bends the lattice: one homography is then
-    # up to 0.03 pitch off at stations it does not re-find (half a stroke's width). The smooth
-    # field through the re-found stations takes the bend up: the same reading as the straight photo.
+class _Ordinary(NamedTuple):
+    """A committed photo: its truth, its loaded page, and its reading as it is."""
+
+    expected: dict
+    page: LoadedPage
+    report: SheetReport
+
+
+@pytest.fixture(scope="module")
+def ordinary() -> _Ordinary:
+    """The committed ``photo-ordinary`` sample: its truth, its loaded page and its reading."""
     folder = SAMPLES / "photo-ordinary"
     expected = json.loads((folder / "expected.json").read_text())
     page = load_page(folder / expected["image"])
-    straight = analyze_sheet(page, CAL)
+    return _Ordinary(expected, page, analyze_sheet(page, CAL))
+
+
+@pytest.mark.parametrize("k", [0.1, -0.06], ids=["barrel", "pincushion"])
+def test_a_photo_through_a_bending_lens_is_placed_station_by_station(k: float, ordinary: _Ordinary) -> None:
+    # A lens whose distortion the phone does not take out bends the lattice: one homography is then
+    # up to 0.03 pitch off at stations it does not re-find (half a stroke's width). The smooth
+    # field through the re-found stations takes the bend up: the same reading as the straight photo.
+    expected, page, straight = ordinary
     bent = analyze_sheet(lens_distortion(page.image, k), CAL)
     assert bent.registration is not None
     truth = expected["map_position"]["stations_px"]
@@ -216,12 +231,10 @@ def test_blank_sheet_scores_zero() -> None:
         assert report.total == 0
 
 
-def test_a_picture_filtered_to_one_tone_is_not_a_sure_score_of_nothing() -> None:
+def test_a_picture_filtered_to_one_tone_is_not_a_sure_score_of_nothing(ordinary: _Ordinary) -> None:
     # A sepia filter turns every pencil the print's own brown: the committed photo then reads with
     # no line at all, a total of 0 that looked sure. A sheet with no line is flagged, and says why.
-    folder = SAMPLES / "photo-ordinary"
-    expected = json.loads((folder / "expected.json").read_text())
-    page = load_page(folder / expected["image"])
+    expected, page, _ = ordinary
     sepia = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]], np.float32)
     toned = np.clip(page.image.astype(np.float32) @ sepia.T, 0, 255).astype(np.uint8)
     report = analyze_sheet(toned, CAL)
@@ -230,13 +243,11 @@ def test_a_picture_filtered_to_one_tone_is_not_a_sure_score_of_nothing() -> None
     assert any("filtered (sepia, one tone)" in why for why in report.review_reasons)
 
 
-def test_a_line_of_which_nothing_is_read_is_named_until_a_person_has_looked() -> None:
+def test_a_line_of_which_nothing_is_read_is_named_until_a_person_has_looked(ordinary: _Ordinary) -> None:
     # The purple line's pencil measured as blank paper (drawn too lightly to show): the rest of the
     # sheet reads with confidence, but a finished sheet has a purple line, so the sheet is flagged
     # naming it. Once a person has set a section by hand, the sheet is theirs.
-    folder = SAMPLES / "photo-ordinary"
-    expected = json.loads((folder / "expected.json").read_text())
-    straight = analyze_sheet(load_page(folder / expected["image"]), CAL)
+    straight = ordinary.report
     assert straight.measurements is not None and not straight.needs_review
     measured = straight.measurements
     purple = set(straight.network.sections("purple"))
@@ -550,14 +561,11 @@ def _assert_line_end_in_doubt(report: SheetReport, a: str, b: str, reason: str) 
     assert any(reason in r for r in report.review_reasons)
 
 
-def test_something_lying_over_a_line_puts_what_it_hides_in_doubt() -> None:
+def test_something_lying_over_a_line_puts_what_it_hides_in_doubt(ordinary: _Ordinary) -> None:
     # A pen left on the sheet over a line's last section: under it neither pencil nor the printed
     # guide shows, and the line simply looked shorter (two points lost, no flag). A deep shadow
     # elsewhere darkens the picture but leaves the guides' contrast: nothing is hidden there.
-    folder = SAMPLES / "photo-ordinary"
-    expected = json.loads((folder / "expected.json").read_text())
-    page = load_page(folder / expected["image"])
-    clean = analyze_sheet(page, CAL)
+    expected, page, clean = ordinary
     assert clean.reading is not None and clean.registration is not None
     assert not any(r.evidence.hidden for r in clean.reading.sections.values())
 
@@ -580,13 +588,11 @@ def test_something_lying_over_a_line_puts_what_it_hides_in_doubt() -> None:
     _assert_line_end_in_doubt(analyze_sheet(pen, CAL), a, b, "something may lie over")
 
 
-def test_glare_over_a_line_puts_what_it_washes_out_in_doubt() -> None:
+def test_glare_over_a_line_puts_what_it_washes_out_in_doubt(ordinary: _Ordinary) -> None:
     # A lamp's reflection over a line's last section: glare adds light to pencil and print alike and
     # clips its core white. Clipped paper was not judged (guides fade there), so the washed-out
     # section read as blank paper: the line looked shorter, the total was wrong, nothing was flagged.
-    folder = SAMPLES / "photo-ordinary"
-    expected = json.loads((folder / "expected.json").read_text())
-    page = load_page(folder / expected["image"])
+    expected, page, _ = ordinary
     xy = {name: np.array(v) for name, v in expected["map_position"]["stations_px"].items()}
     pitch = float(np.linalg.norm(xy["1,0"] - xy["0,0"]))
     a, b = _line_end(expected)
@@ -616,12 +622,10 @@ def test_two_sheets_in_one_picture_are_named_not_silently_one() -> None:
     assert not any("another Map of London" in r for r in alone.review_reasons)
 
 
-def test_a_corner_of_the_map_out_of_the_picture_is_not_read_as_blank_or_as_streaks() -> None:
+def test_a_corner_of_the_map_out_of_the_picture_is_not_read_as_blank_or_as_streaks(ordinary: _Ordinary) -> None:
     # The committed photo cut above its top right corner: the edge's pixels repeated beyond it made
     # streaks that read as a blue section there, and the total was wrong without a flag.
-    folder = SAMPLES / "photo-ordinary"
-    expected = json.loads((folder / "expected.json").read_text())
-    page = load_page(folder / expected["image"])
+    expected, page, _ = ordinary
     xy = {name: np.array(v) for name, v in expected["map_position"]["stations_px"].items()}
     top = int(xy["8,1"][1]) - 30  # stations 9,0, 9,1 and 7,0 lie above this row of the picture
     report = analyze_sheet(np.ascontiguousarray(page.image[top:]), CAL)
