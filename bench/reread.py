@@ -7,7 +7,7 @@ shown to change no reading at all.
     python3 bench/reread.py store accuracy --seed 3000   # its plan from another seed: sheets never tuned on
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
     python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
-    python3 bench/reread.py store robustness   # bench/robustness.py's 1,000 reads (~24 min)
+    python3 bench/reread.py store robustness   # bench/robustness.py's 1,120 reads (~27 min)
     python3 bench/reread.py store twice        # 40 photos, each with one section drawn in two pencils
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all

@@ -7,7 +7,8 @@ the accuracy set (``bench/accuracy.py``: both styles, legal and illegal, across 
 then reads each one after every change below, exactly as the CLI does (JPEG on disk,
 ``analyze_file``); two of the changes are a lens's distortion that the phone did not take out
 (``nsvision.render.degrade.lens_distortion``: the renderer's camera is a pinhole), one a fold, one a
-document-scanner app's enhancement. One more read saves the photo as it left the camera model,
+document-scanner app's enhancement, one light of two colours, and two local contrast stretches (a
+phone's HDR, a photo editor's clarity). One more read saves the photo as it left the camera model,
 without the JPEG (a PNG). Five more reads leave something on the sheet (a pen over a line's last
 section, a green pencil across the map), cut part of the map off the picture, wash a line's end out
 with glare, or leave the smear of a section rubbed out at a line's end; three more draw the same
@@ -15,7 +16,7 @@ sheet with other pencil sets (the reader was tuned on one), and one with a slopp
 per change: sheets, maps found, totals exactly right, sheets fully right, flagged for review, and
 wrong without a flag (which must stay 0).
 
-    python3 bench/robustness.py              # 40 photos x 25 reads, about 24 minutes on 2 cores
+    python3 bench/robustness.py              # 40 photos x 28 reads, about 27 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
     python3 bench/robustness.py --only "a section rubbed out at a line's end"   # one read of each
 """
@@ -101,6 +102,44 @@ def _fold(slope: float, shade: float) -> Callable[[Image], Image]:
     return change
 
 
+def _mixed_light(warm: tuple[float, float, float], cool: tuple[float, float, float]) -> Callable[[Image], Image]:
+    """Two lights of different colour, as a lamp on one side and a window on the other: the white
+    balance's gains go from ``warm`` at the picture's top-left corner to ``cool`` at its bottom-right,
+    so no one colour cast holds over the sheet."""
+
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        t = (
+            np.arange(w, dtype=np.float32)[None, :] / max(w - 1, 1)
+            + np.arange(h, dtype=np.float32)[:, None] / max(h - 1, 1)
+        ) / 2
+        gains = np.array(warm, np.float32) + t[..., None] * (np.array(cool, np.float32) - np.array(warm, np.float32))
+        return np.clip(im.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+    return change
+
+
+def _local_contrast(clip: float, tiles: int, keep_ratios: bool) -> Callable[[Image], Image]:
+    """Each part of the picture's lightness stretched over its own range (CLAHE, ``clip`` limit,
+    ``tiles`` x ``tiles`` tiles). ``keep_ratios``: as a phone's own HDR tone mapping does, each pixel's
+    three colours multiplied by the one gain its lightness got (a pencil keeps its hue, only its depth
+    changes); otherwise as a photo editor's "clarity" or "structure" does, on L* with a* and b* kept as
+    they were (a darkened stroke keeps its CIELAB colour, so its hue moves in the pencil's own terms)."""
+
+    def change(im: Image) -> Image:
+        lab = cv2.cvtColor(im, cv2.COLOR_RGB2LAB)
+        lab[..., 0] = cv2.createCLAHE(clipLimit=clip, tileGridSize=(tiles, tiles)).apply(lab[..., 0])
+        edited = cv2.cvtColor(lab, cv2.COLOR_LAB2RGB)
+        if not keep_ratios:
+            return edited
+        gain = (cv2.cvtColor(edited, cv2.COLOR_RGB2GRAY).astype(np.float32) + 1) / (
+            cv2.cvtColor(im, cv2.COLOR_RGB2GRAY).astype(np.float32) + 1
+        )
+        return np.clip(im.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+
+    return change
+
+
 def _enhanced(white: float, saturation: float) -> Callable[[Image], Image]:
     """What a phone's document-scanner app does to a page before saving it: the paper evened out
     (each pixel over the local paper, taken as the brightest nearby, an eighth of the picture's size,
@@ -136,6 +175,9 @@ VARIANTS: dict[str, tuple[Callable[[Image], Image], int | None]] = {
     "lens distortion, pincushion (6 % at the corners)": (lambda im: lens_distortion(im, -0.06), None),
     "folded down the middle": (_fold(0.05, 0.8), None),
     "a scanner app's enhancement (paper whitened, colours boosted)": (_enhanced(230.0, 1.3), None),
+    "mixed light (warm at one corner, cool at the other)": (_mixed_light((1.18, 1.0, 0.8), (0.82, 1.0, 1.2)), None),
+    "a phone's HDR (local contrast, every colour given its lightness's gain)": (_local_contrast(2.0, 8, True), None),
+    "an editor's clarity (local contrast on L*, a* and b* kept)": (_local_contrast(2.0, 8, False), None),
 }
 """Each change: a function of the RGB pixels, and the JPEG quality it is saved at (None: the photo's own)."""
 
