@@ -62,8 +62,11 @@ SETTINGS_JSON = "settings.json"
 THUMBS_DIR = "thumbs"
 
 THUMBNAIL_WIDTH_PX = 400
-"""Width of the overlay thumbnails embedded in ``index.html``: legible lines, ~30 kB per sheet."""
+"""Width of the overlay thumbnails embedded in ``index.html``: legible lines, ~30 kB per sheet (and
+~20 kB more per section to check on a sheet that needs review, for its close-ups)."""
 THUMBNAIL_JPEG_QUALITY = 80
+THUMBNAIL_CLOSEUP_PX = 190
+"""Side of each close-up view under the thumbnail of a sheet that needs review (one section a row)."""
 
 SEVERITY: tuple[ExitCode, ...] = (
     ExitCode.INTERNAL,
@@ -422,16 +425,21 @@ def _slim(sheet: dict[str, Any]) -> dict[str, Any]:
 
 def _thumbnail(result: SheetResult) -> bytes | None:
     import cv2
+    import numpy as np
 
-    from nsvision.overlay import render_overlay
+    from nsvision.overlay import render_closeups, render_overlay
     from nsvision.pipeline import SheetReport
 
     if not isinstance(result, SheetReport) or result.straightened is None or result.registration is None:
         return None
-    image = render_overlay(result)
+    image = render_overlay(result, closeups=False)
     height, width = image.shape[:2]
     size = (THUMBNAIL_WIDTH_PX, max(1, round(height * THUMBNAIL_WIDTH_PX / width)))
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    # The sections to check, close and at full size: shrunk with the map they would be too small to judge.
+    strip = render_closeups(result, THUMBNAIL_WIDTH_PX, THUMBNAIL_CLOSEUP_PX)
+    if strip is not None:
+        small = np.vstack([small, strip])
     ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, THUMBNAIL_JPEG_QUALITY])
     return data.tobytes() if ok else None
 

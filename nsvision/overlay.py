@@ -10,14 +10,29 @@ import numpy as np
 from nsvision.errors import InputError
 from nsvision.game.board import LINE_COLOURS, Colour, Section, parse_section_name, parse_station_name
 from nsvision.pipeline import SheetReport
+from nsvision.vision.detect import Straightened
 
 _BGR = {"purple": (150, 40, 110), "blue": (220, 120, 0), "pink": (130, 30, 235), "green": (40, 170, 40)}
 SCALE = 2
 """The overlay is drawn at twice the canonical resolution so labels stay legible."""
+CLOSEUP_PX = 256
+"""Side of each close-up view in px (a section and half a pitch round it, as large as a finger's width
+of the sheet is on a phone held at reading distance)."""
+CLOSEUP_GAIN = (1.5, 6.0)
+"""The second view of a close-up, on paper evened out (``Straightened.density``: the light's
+unevenness and colour cast taken away): each thin mark's optical density, its grey part (the least
+of its three channels) times the first number and its colour (the rest) times the second. Grey
+guides stay light, and a stroke that leaves a few specks of pigment shows as a line of its pencil's
+colour."""
+CLOSEUP_MAX = 12
+"""At most this many sections get close-ups, those in doubt first; the strip's heading counts the rest."""
+_ORANGE = (0, 140, 255)
 
 
-def render_overlay(report: SheetReport) -> np.ndarray:
-    """A BGR image of the straightened map with each read line, doubtful sections and rule breaks marked.
+def render_overlay(report: SheetReport, closeups: bool = True) -> np.ndarray:
+    """A BGR image of the straightened map with each read line, doubtful sections and rule breaks
+    marked; below it, with ``closeups``, the sections a person is asked to check seen close
+    (``render_closeups``), when there are any.
 
     Legend: solid lines = read sections in their colour (two thin ones side by side: drawn in both);
     dashed orange with "?" = in doubt; thin dotted orange = read as not drawn, worth a look on a sheet
@@ -103,13 +118,94 @@ def render_overlay(report: SheetReport) -> np.ndarray:
     banner = f"total {report.total} - {status}"
     cv2.rectangle(img, (0, 0), (img.shape[1], 34), (255, 255, 255), -1)
     cv2.putText(img, banner, (8, 25), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2, cv2.LINE_AA)
-    return img
+    strip = render_closeups(report, img.shape[1]) if closeups else None
+    return img if strip is None else np.vstack([img, strip])
 
 
-def _label(img: np.ndarray, text: str, origin: tuple[int, int], bgr: tuple[int, int, int]) -> None:
+def sections_to_check(report: SheetReport) -> list[tuple[Section, str]]:
+    """The sections a person is asked to look at, each with a caption: those in doubt with what they
+    were read as, then those read as not drawn that are worth a look (``SheetReport.also_check``)."""
+    out: list[tuple[Section, str]] = []
+    if report.reading is not None:
+        out += [(r.section, f"? {r.section.name}: {r.as_read}, {r.confidence:.0%}") for r in report.reading.doubtful]
+    out += [(s, f"{s.name}: not drawn, worth a look") for s, _why in report.also_check]
+    return out
+
+
+def render_closeups(report: SheetReport, width: int, size: int = CLOSEUP_PX) -> np.ndarray | None:
+    """A BGR strip ``width`` px wide: for each section to check (``sections_to_check``, at most
+    ``CLOSEUP_MAX``), the straightened picture round it twice in ``size`` px squares, as photographed
+    and with the pencils' colour strengthened (``pencil_view``), an orange dot at each of its two
+    stations; ``None`` when there is nothing to check or no picture. The overlay's lines cover the
+    pencil they stand for; here a person sees what the reader measured without leaving the report."""
+    st = report.straightened
+    wanted = sections_to_check(report)
+    if st is None or not wanted:
+        return None
+    plain = cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR)
+    marks = pencil_view(st)
+    scale = 0.7 * min(1.0, size / CLOSEUP_PX)
+    gap, gutter, caption = 6, 24, int(48 * scale)
+    pair = 2 * size + gap
+    per_row = max(1, (width - 8 + gutter) // (pair + gutter))
+    shown = wanted[:CLOSEUP_MAX]
+    rows = -(-len(shown) // per_row)
+    strip = np.full((caption + rows * (caption + size + gutter), width, 3), 255, np.uint8)
+    heading = "close-ups: as photographed | pencil strengthened"
+    if len(wanted) > len(shown):
+        heading += f" ({len(wanted) - len(shown)} more not shown)"
+    _label(strip, heading, (8, caption - 10), (60, 60, 60), _fitting(heading, width - 16, scale))
+    for i, (section, text) in enumerate(shown):
+        x0 = (i % per_row) * (pair + gutter) + 8
+        y0 = caption + (i // per_row) * (caption + size + gutter)
+        bgr = (0, 90, 230) if text.startswith("?") else (0, 110, 200)
+        _label(strip, text, (x0, y0 + caption - 10), bgr, _fitting(text, min(pair, width - x0), scale))
+        a, b = np.array(st.lattice_to_px(*section.a)), np.array(st.lattice_to_px(*section.b))
+        side = float(np.abs(b - a).max()) + st.px_per_pitch
+        for k, view in enumerate((plain, marks)):
+            tile = _square(view, (a + b) / 2, side, size)
+            for p in (a, b):
+                q = ((p - (a + b) / 2) / side + 0.5) * size
+                cv2.circle(tile, (int(q[0]), int(q[1])), 4, _ORANGE, -1, cv2.LINE_AA)
+            x = x0 + k * (size + gap)
+            strip[y0 + caption : y0 + caption + size, x : x + size] = tile[:, : max(0, width - x)]
+    return strip
+
+
+def _fitting(text: str, width: int, scale: float) -> float:
+    """``scale``, or less so that ``text`` fits in ``width`` px."""
+    (w, _h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+    return scale * min(1.0, width / max(w, 1))
+
+
+def pencil_view(st: Straightened) -> np.ndarray:
+    """The straightened picture (BGR) with the pencils' colour strengthened (``CLOSEUP_GAIN``) on
+    paper evened out; dark print (rings, symbols), where no thin mark is measured, as photographed."""
+    density = np.clip(st.density, 0, None)
+    grey = density.min(axis=2, keepdims=True)
+    shown = CLOSEUP_GAIN[0] * grey + CLOSEUP_GAIN[1] * (density - grey)
+    view = np.ascontiguousarray((255 * np.exp(-shown))[..., ::-1].astype(np.uint8))
+    view[st.ignore] = cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR)[st.ignore]
+    return view
+
+
+def _square(image: np.ndarray, centre: np.ndarray, side: float, size: int) -> np.ndarray:
+    """The square of ``side`` px of ``image`` round ``centre``, white beyond its edge, resized to ``size``."""
+    half = side / 2
+    x0, y0 = int(round(centre[0] - half)), int(round(centre[1] - half))
+    n = int(round(side))
+    out = np.full((n, n, 3), 255, np.uint8)
+    h, w = image.shape[:2]
+    sx0, sy0, sx1, sy1 = max(0, x0), max(0, y0), min(w, x0 + n), min(h, y0 + n)
+    if sx1 > sx0 and sy1 > sy0:
+        out[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = image[sy0:sy1, sx0:sx1]
+    return cv2.resize(out, (size, size), interpolation=cv2.INTER_CUBIC)
+
+
+def _label(img: np.ndarray, text: str, origin: tuple[int, int], bgr: tuple[int, int, int], scale: float = 0.7) -> None:
     """Text in ``bgr`` with a white outline, legible over lines and print alike."""
     for colour, thickness in (((255, 255, 255), 5), (bgr, 2)):
-        cv2.putText(img, text, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.7, colour, thickness, cv2.LINE_AA)
+        cv2.putText(img, text, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness, cv2.LINE_AA)
 
 
 def write_image(path: str | Path, image_bgr: np.ndarray) -> Path:

@@ -120,7 +120,11 @@ def score(
     file: Annotated[Path, typer.Argument(help="Photo, scan (JPEG, PNG, TIFF, WebP, BMP, HEIC), PDF or network JSON.")],
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON report.")] = False,
     overlay: Annotated[
-        Path | None, typer.Option("--overlay", help="Write what was read over the straightened sheet (PNG).")
+        Path | None,
+        typer.Option(
+            "--overlay",
+            help="Write what was read over the straightened sheet (PNG), with close-ups of the sections to check.",
+        ),
     ] = None,
     debug_dir: Annotated[
         Path | None, typer.Option("--debug-dir", help="Write intermediate images of each stage here.")
