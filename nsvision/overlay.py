@@ -16,8 +16,8 @@ _BGR = {"purple": (150, 40, 110), "blue": (220, 120, 0), "pink": (130, 30, 235),
 SCALE = 2
 """The overlay is drawn at twice the canonical resolution so labels stay legible."""
 CLOSEUP_PX = 256
-"""Side of each close-up view in px (a section and half a pitch round it, as large as a finger's width
-of the sheet is on a phone held at reading distance)."""
+"""Side of each close-up view in px: the section and half a pitch round it, 1.6 times the straightened
+map's resolution for a section one pitch long."""
 CLOSEUP_GAIN = (1.5, 6.0)
 """The second view of a close-up, on paper evened out (``Straightened.density``: the light's
 unevenness and colour cast taken away): each thin mark's optical density, its grey part (the least
@@ -75,16 +75,14 @@ def render_overlay(report: SheetReport, closeups: bool = True) -> np.ndarray:
             for k in range(0, n, 2):
                 p0 = a + (b - a) * k / n
                 p1 = a + (b - a) * (k + 1) / n
-                cv2.line(img, tuple(p0.astype(int)), tuple(p1.astype(int)), (0, 140, 255), width, cv2.LINE_AA)
+                cv2.line(img, tuple(p0.astype(int)), tuple(p1.astype(int)), _ORANGE, width, cv2.LINE_AA)
             mid = ((a + b) / 2).astype(int)
             _label(img, f"? {r.section.name}", (int(mid[0]) + 4, int(mid[1]) - 4), (0, 90, 230))
     for s, _why in report.also_check:
         a, b = np.array(px(s.a), float), np.array(px(s.b), float)
         n = max(2, int(np.linalg.norm(b - a) / 8))
         for k in range(n + 1):
-            cv2.circle(
-                img, tuple((a + (b - a) * k / n).astype(int)), max(2, width // 2), (0, 140, 255), -1, cv2.LINE_AA
-            )
+            cv2.circle(img, tuple((a + (b - a) * k / n).astype(int)), max(2, width // 2), _ORANGE, -1, cv2.LINE_AA)
         mid = ((a + b) / 2).astype(int)
         _label(img, s.name, (int(mid[0]) + 4, int(mid[1]) - 4), (0, 110, 200))
     # Lattice numbers in the margin: a person names a section "x,y-x,y" by them (``--fix``).
