@@ -241,4 +241,6 @@ def write_debug_images(report: SheetReport, folder: str | Path) -> list[Path]:
     dens = np.clip(st.density * 255 / 1.5, 0, 255).astype(np.uint8)
     out.append(write_image(folder / f"{stem}-2-stroke-density.png", 255 - dens[..., ::-1]))
     out.append(write_image(folder / f"{stem}-3-overlay.png", render_overlay(report)))
+    # The whole map as the close-ups' second view shows it: every pencil mark, read or not, uncovered.
+    out.append(write_image(folder / f"{stem}-4-pencil-strengthened.png", pencil_view(st)))
     return out

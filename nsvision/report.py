@@ -95,7 +95,8 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
                 console.print(f"  {s.name}: {why}")
         as_read = " ".join(fix_option(r.section.name, r.colour, report.page, r.also) for r in report.reading.doubtful)
         console.print(
-            "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read); then score "
+            "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read, and each of "
+            "them close); then score "
             "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn; COLOUR+COLOUR: drawn "
             "in both), here as read: "
             f"{as_read}[/]",

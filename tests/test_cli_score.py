@@ -168,7 +168,12 @@ def test_photo_json_contract_and_overlay(tmp_path: Path) -> None:
     # Sections worth a second look are named only on a sheet a person reviews anyway.
     assert out["needs_review"] or out["also_check"] == []
     assert cv2.imread(str(overlay)) is not None
-    assert len(list(debug.glob("p1-*.png"))) == 3
+    assert sorted(p.name for p in debug.glob("p1-*.png")) == [
+        "p1-1-straightened.png",
+        "p1-2-stroke-density.png",
+        "p1-3-overlay.png",
+        "p1-4-pencil-strengthened.png",
+    ]
 
 
 @pytest.mark.skipif(not (SAMPLES / "style-cream").exists(), reason="samples not generated")
