@@ -22,8 +22,7 @@ CLOSEUP_GAIN = (1.5, 6.0)
 """The second view of a close-up, on paper evened out (``Straightened.density``: the light's
 unevenness and colour cast taken away): each thin mark's optical density, its grey part (the least
 of its three channels) times the first number and its colour (the rest) times the second. Grey
-guides stay light, and a stroke that leaves a few specks of pigment shows as a line of its pencil's
-colour."""
+guides stay light, and a light stroke shows plainly in its pencil's colour."""
 CLOSEUP_MAX = 12
 """At most this many sections get close-ups, those in doubt first; the strip's heading counts the rest."""
 _ORANGE = (0, 140, 255)
