@@ -1,5 +1,5 @@
-"""Overlay images: what was read, drawn over the straightened sheet, and close-ups of the sections to
-check, for a person to check a reading at a glance."""
+"""Overlay images: what was read, drawn over the straightened sheet, and close-ups of the sections a
+person is asked to look at, so that a reading can be checked at a glance."""
 
 from __future__ import annotations
 
