@@ -453,7 +453,7 @@ def _read(job: Job, calibration: Calibration, settings: BatchSettings) -> SheetR
         if job.kind == "network":
             return score_network_file(job.path, calibration, options)
         fixes = [parse_fix(text, calibration.map) for text in job.fixes]
-        return analyze_sheet(load_page(job.path, job.page), calibration, options, fixes=fixes)
+        return analyze_sheet(load_page(job.path, job.page), calibration, options, fixes=fixes, closeups=True)
     except NsvisionError as exc:
         return SheetFailure(job.source, job.page, exc)
 

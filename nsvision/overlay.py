@@ -11,21 +11,17 @@ import numpy as np
 from nsvision.errors import InputError
 from nsvision.game.board import LINE_COLOURS, Colour, Section, parse_section_name, parse_station_name
 from nsvision.pipeline import SheetReport
+from nsvision.vision.closeups import CLOSEUP_MAX, CLOSEUP_PX, closeup_square
 from nsvision.vision.detect import Straightened
 
 _BGR = {"purple": (150, 40, 110), "blue": (220, 120, 0), "pink": (130, 30, 235), "green": (40, 170, 40)}
 SCALE = 2
 """The overlay is drawn at twice the canonical resolution so labels stay legible."""
-CLOSEUP_PX = 256
-"""Side of each close-up view in px: the section and half a pitch round it, 1.6 times the straightened
-map's resolution for a section one pitch long."""
 CLOSEUP_GAIN = (1.5, 6.0)
 """The second view of a close-up, on paper evened out (``Straightened.density``: the light's
 unevenness and colour cast taken away): each thin mark's optical density, its grey part (the least
 of its three channels) times the first number and its colour (the rest) times the second. Grey
 guides stay light, and a light stroke shows plainly in its pencil's colour."""
-CLOSEUP_MAX = 12
-"""At most this many sections get close-ups, those in doubt first; the strip's heading counts the rest."""
 _ORANGE = (0, 140, 255)
 
 
@@ -120,28 +116,29 @@ def render_overlay(report: SheetReport, closeups: bool = True) -> np.ndarray:
     return img if strip is None else np.vstack([img, strip])
 
 
-def sections_to_check(report: SheetReport) -> list[tuple[Section, str]]:
-    """The sections a person is asked to look at, each with a caption: those in doubt with what they
-    were read as, then those read as not drawn that are worth a look (``SheetReport.also_check``)."""
-    out: list[tuple[Section, str]] = []
-    if report.reading is not None:
-        out += [(r.section, f"? {r.section.name}: {r.as_read}, {r.confidence:.0%}") for r in report.reading.doubtful]
-    out += [(s, f"{s.name}: not drawn, worth a look") for s, _why in report.also_check]
-    return out
+def closeup_captions(report: SheetReport) -> list[tuple[Section, str]]:
+    """The sections a person is asked to look at (``SheetReport.sections_to_check``), each with a
+    caption: what a section in doubt was read as, and how sure; or that it is worth a look."""
+    doubtful = {r.section: r for r in report.reading.doubtful} if report.reading is not None else {}
+    return [
+        (s, f"? {s.name}: {doubtful[s].as_read}, {doubtful[s].confidence:.0%}")
+        if s in doubtful
+        else (s, f"{s.name}: not drawn, worth a look")
+        for s in report.sections_to_check
+    ]
 
 
 def render_closeups(report: SheetReport, width: int, size: int = CLOSEUP_PX) -> np.ndarray | None:
-    """A BGR strip ``width`` px wide: for each section to check (``sections_to_check``, at most
-    ``CLOSEUP_MAX``), the straightened picture round it twice in ``size`` px squares, as photographed
-    and with the pencils' colour strengthened (``pencil_view``), an orange dot at each of its two
-    stations; ``None`` when there is nothing to check or no picture. The overlay's lines cover the
-    pencil they stand for; here a person sees what the reader measured without leaving the report."""
+    """A BGR strip ``width`` px wide: for each section to check (``closeup_captions``, at most
+    ``CLOSEUP_MAX``), the square round it (``closeup_square``) twice in ``size`` px, as photographed
+    and with the pencils' colour strengthened, an orange dot at each of its two stations; ``None``
+    when there is nothing to check or no picture. The square is the picture's own close-up when the
+    sheet was read with them (``SheetReport.closeups``), else the straightened map's. The overlay's
+    lines cover the pencil they stand for; here a person sees it without leaving the report."""
     st = report.straightened
-    wanted = sections_to_check(report)
+    wanted = closeup_captions(report)
     if st is None or not wanted:
         return None
-    plain = cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR)
-    marks = pencil_view(st)
     scale = 0.7 * min(1.0, size / CLOSEUP_PX)
     gap, gutter, caption = 6, 24, int(48 * scale)
     pair = 2 * size + gap
@@ -153,17 +150,33 @@ def render_closeups(report: SheetReport, width: int, size: int = CLOSEUP_PX) -> 
     if len(wanted) > len(shown):
         heading += f" ({len(wanted) - len(shown)} more not shown)"
     _label(strip, heading, (8, caption - 10), (60, 60, 60), _fitting(heading, width - 16, scale))
+    straight_views: tuple[np.ndarray, np.ndarray] | None = None
+    paper: np.ndarray | None = None
     for i, (section, text) in enumerate(shown):
         x0 = (i % per_row) * (pair + gutter) + 8
         y0 = caption + (i // per_row) * (caption + size + gutter)
         bgr = (0, 90, 230) if text.startswith("?") else (0, 110, 200)
         _label(strip, text, (x0, y0 + caption - 10), bgr, _fitting(text, min(pair, width - x0), scale))
-        a, b = np.array(st.lattice_to_px(*section.a)), np.array(st.lattice_to_px(*section.b))
-        side = float(np.abs(b - a).max()) + st.px_per_pitch
-        for k, view in enumerate((plain, marks)):
-            tile = _square(view, (a + b) / 2, side, size)
-            for p in (a, b):
-                q = ((p - (a + b) / 2) / side + 0.5) * size
+        (cx, cy), side = closeup_square(section)
+        centre = np.array(st.lattice_to_px(cx, cy))
+        own = report.closeups.get(section)
+        if own is not None:
+            photographed = cv2.cvtColor(own, cv2.COLOR_RGB2BGR)
+            n, side_px = photographed.shape[0], side * st.px_per_pitch
+            paper = _paper(st) if paper is None else paper
+            ignore = _square(st.ignore.astype(np.uint8), centre, side_px, n, cv2.INTER_NEAREST) > 0
+            views = [
+                photographed,
+                _strengthened(photographed, _square(paper, centre, side_px, n, cv2.INTER_LINEAR), ignore),
+            ]
+            views = [cv2.resize(v, (size, size), interpolation=cv2.INTER_AREA) for v in views]
+        else:
+            if straight_views is None:
+                straight_views = (cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR), pencil_view(st))
+            views = [_square(v, centre, side * st.px_per_pitch, size) for v in straight_views]
+        for k, tile in enumerate(views):
+            for station in (section.a, section.b):
+                q = ((np.array(station, float) - (cx, cy)) / side + 0.5) * size
                 cv2.circle(tile, (int(q[0]), int(q[1])), 4, _ORANGE, -1, cv2.LINE_AA)
             x = x0 + k * (size + gap)
             strip[y0 + caption : y0 + caption + size, x : x + size] = tile[:, : max(0, width - x)]
@@ -179,25 +192,47 @@ def _fitting(text: str, width: int, scale: float) -> float:
 def pencil_view(st: Straightened) -> np.ndarray:
     """The straightened picture (BGR) with the pencils' colour strengthened (``CLOSEUP_GAIN``) on
     paper evened out; dark print (rings, symbols), where no thin mark is measured, as photographed."""
-    density = np.clip(st.density, 0, None)
+    photographed = cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR)
+    return _colour_strengthened(np.ascontiguousarray(st.density[..., ::-1]), photographed, st.ignore)
+
+
+def _paper(st: Straightened) -> np.ndarray:
+    """The level each straightened pixel's thin marks were measured against (BGR, float32): the paper
+    and print without the marks, which ``Straightened.density`` is the picture's density over."""
+    return ((st.image.astype(np.float32) + 4.0) * np.exp(st.density) - 4.0)[..., ::-1]
+
+
+def _strengthened(photographed: np.ndarray, paper: np.ndarray, ignore: np.ndarray) -> np.ndarray:
+    """A close-up from the picture itself (BGR) with the pencils' colour strengthened over ``paper``
+    (``_paper``'s, resampled to the close-up): the reader's own measure, at the picture's resolution."""
+    density = -np.log((photographed.astype(np.float32) + 4.0) / (np.maximum(paper, 0.0) + 4.0))
+    return _colour_strengthened(density, photographed, ignore)
+
+
+def _colour_strengthened(density: np.ndarray, photographed: np.ndarray, ignore: np.ndarray) -> np.ndarray:
+    """Optical density of thin marks (any channel order) shown as ``CLOSEUP_GAIN`` says, in the same
+    channel order; where ``ignore`` (dark print), the picture as photographed."""
+    density = np.clip(density, 0, None)
     grey = density.min(axis=2, keepdims=True)
     shown = CLOSEUP_GAIN[0] * grey + CLOSEUP_GAIN[1] * (density - grey)
-    view = np.ascontiguousarray((255 * np.exp(-shown))[..., ::-1].astype(np.uint8))
-    view[st.ignore] = cv2.cvtColor(st.image, cv2.COLOR_RGB2BGR)[st.ignore]
+    view = (255 * np.exp(-shown)).astype(np.uint8)
+    view[ignore] = photographed[ignore]
     return view
 
 
-def _square(image: np.ndarray, centre: np.ndarray, side: float, size: int) -> np.ndarray:
+def _square(
+    image: np.ndarray, centre: np.ndarray, side: float, size: int, interpolation: int = cv2.INTER_CUBIC
+) -> np.ndarray:
     """The square of ``side`` px of ``image`` round ``centre``, white beyond its edge, resized to ``size``."""
     half = side / 2
     x0, y0 = int(round(centre[0] - half)), int(round(centre[1] - half))
     n = int(round(side))
-    out = np.full((n, n, 3), 255, np.uint8)
+    out = np.full((n, n, *image.shape[2:]), 255, image.dtype)
     h, w = image.shape[:2]
     sx0, sy0, sx1, sy1 = max(0, x0), max(0, y0), min(w, x0 + n), min(h, y0 + n)
     if sx1 > sx0 and sy1 > sy0:
         out[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = image[sy0:sy1, sx0:sx1]
-    return cv2.resize(out, (size, size), interpolation=cv2.INTER_CUBIC)
+    return cv2.resize(out, (size, size), interpolation=interpolation)
 
 
 def _label(img: np.ndarray, text: str, origin: tuple[int, int], bgr: tuple[int, int, int], scale: float = 0.7) -> None:

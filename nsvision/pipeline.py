@@ -36,6 +36,7 @@ from nsvision.game.rules import Violation, check_network
 from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
 from nsvision.vision.circles import StationCircle, doubled_stations, find_circles
+from nsvision.vision.closeups import CLOSEUP_MAX, section_closeups
 from nsvision.vision.detect import (
     MARGIN,
     SegmentEvidence,
@@ -202,6 +203,9 @@ class SheetReport:
     seconds: float = 0.0
     measurements: Measurements | None = field(default=None, repr=False, compare=False)
     """What the reading was decided from (see ``decide``)."""
+    closeups: dict[Section, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    """RGB close-ups of the sections to check taken from the picture itself, at its own resolution
+    (``vision.closeups``), when ``analyze_sheet`` was asked for them; the overlay shows them."""
 
     @property
     def total(self) -> int:
@@ -226,6 +230,12 @@ class SheetReport:
         if not self.needs_review or self.reading is None:
             return ()
         return tuple(sorted(self.reading.second_look.items()))
+
+    @property
+    def sections_to_check(self) -> tuple[Section, ...]:
+        """The sections a person is asked to look at: those in doubt, then ``also_check``'s."""
+        doubtful = tuple(r.section for r in self.reading.doubtful) if self.reading else ()
+        return doubtful + tuple(s for s, _why in self.also_check)
 
     @property
     def doubtful_sections(self) -> tuple[str, ...]:
@@ -463,13 +473,18 @@ class Measurements:
     """The picture's file keeps colour at half resolution (``LoadedPage.colour_halved``)."""
 
 
+def _as_page(image: np.ndarray | LoadedPage, source: str, page: int) -> LoadedPage:
+    """A loaded page as it is; an in-memory picture checked, named ``source`` and numbered ``page``."""
+    return image if isinstance(image, LoadedPage) else replace(load_array(image, source), page=page)
+
+
 def measure_sheet(
     image: np.ndarray | LoadedPage, calibration: Calibration | None = None, *, source: str = "<image>", page: int = 1
 ) -> tuple[Measurements, Straightened]:
     """Find the map in an RGB image (or a loaded page) and measure it: the measurements, and the map
     straightened to the lattice (for overlays). Raises as ``analyze_sheet`` does."""
     cal = calibration or load_calibration()
-    loaded = image if isinstance(image, LoadedPage) else load_array(image, source)
+    loaded = _as_page(image, source, page)
     source, page = loaded.source, loaded.page
     reg = register(loaded.image, cal.map, source)
     other = find_other_map(loaded.image, reg, cal.map, cal.sheet, source)
@@ -555,9 +570,11 @@ def analyze_sheet(
     source: str = "<image>",
     page: int = 1,
     fixes: Sequence[Fix] = (),
+    closeups: bool = False,
 ) -> SheetReport:
     """Read one sheet from an RGB image (or a loaded page) and score it: ``measure_sheet``, then
-    ``decide``.
+    ``decide``; with ``closeups``, also take close-ups of the sections to check from the picture
+    (``SheetReport.closeups``, at most ``CLOSEUP_MAX``), for the overlay.
 
     ``fixes`` are what a person who looked at the sheet says (those for this page, or for every
     page): a ``SectionFix`` replaces what was read on its section, sure and no longer in doubt; a
@@ -569,9 +586,13 @@ def analyze_sheet(
     """
     start = time.perf_counter()
     cal = calibration or load_calibration()
-    measured, straight = measure_sheet(image, cal, source=source, page=page)
+    loaded = _as_page(image, source, page)
+    measured, straight = measure_sheet(loaded, cal)
     report = decide(measured, cal, options, fixes)
-    return replace(report, straightened=straight, seconds=time.perf_counter() - start)
+    tiles = {}
+    if closeups:
+        tiles = section_closeups(loaded.image, measured.registration, report.sections_to_check[:CLOSEUP_MAX])
+    return replace(report, straightened=straight, closeups=tiles, seconds=time.perf_counter() - start)
 
 
 def iter_file(
@@ -579,16 +600,17 @@ def iter_file(
     calibration: Calibration | None = None,
     options: GameOptions | None = None,
     fixes: Sequence[Fix] = (),
+    closeups: bool = False,
 ) -> Iterator[SheetResult]:
     """Read every sheet of a picture or PDF, in page order; a page that fails becomes a ``SheetFailure``.
 
     An error that concerns the whole file (missing, unreadable) is raised from the first step.
-    ``fixes``: see ``analyze_sheet``.
+    ``fixes`` and ``closeups``: see ``analyze_sheet``.
     """
     cal = calibration or load_calibration()
     for page in range(1, page_count(path) + 1):
         try:
-            yield analyze_sheet(load_page(path, page), cal, options, fixes=fixes)
+            yield analyze_sheet(load_page(path, page), cal, options, fixes=fixes, closeups=closeups)
         except NsvisionError as exc:
             # One damaged or map-less page must not cost the other pages of the file.
             yield SheetFailure(str(path), page, exc)
@@ -599,9 +621,10 @@ def analyze_file(
     calibration: Calibration | None = None,
     options: GameOptions | None = None,
     fixes: Sequence[Fix] = (),
+    closeups: bool = False,
 ) -> list[SheetResult]:
     """All sheets of a file (see ``iter_file``)."""
-    return list(iter_file(path, calibration, options, fixes))
+    return list(iter_file(path, calibration, options, fixes, closeups))
 
 
 def score_network_file(

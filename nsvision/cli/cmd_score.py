@@ -50,12 +50,18 @@ def game_options(objectives: list[str] | None, solo: bool) -> GameOptions | None
 
 
 def read_any(
-    file: Path, calibration: Path | None, objectives: list[str] | None, solo: bool, fixes: list[str] | None = None
+    file: Path,
+    calibration: Path | None,
+    objectives: list[str] | None,
+    solo: bool,
+    fixes: list[str] | None = None,
+    closeups: bool = False,
 ) -> list[SheetResult]:
     """Every sheet of ``file``: a network JSON gives one, a PDF one per page.
 
     ``fixes`` (``--fix``) settle sections and circled stations of a picture after a review; a bad
-    one is a usage error.
+    one is a usage error. ``closeups``: take the sections to check close from the picture (for an
+    overlay).
     """
     cal = load_calibration(calibration)
     options = game_options(objectives, solo)
@@ -79,7 +85,7 @@ def read_any(
             f"{file} has {pages} page(s); no page {beyond[0].page} to settle {_what(beyond[0])} on",
             param_hint="'--fix'",
         )
-    return analyze_file(file, cal, options, settled)
+    return analyze_file(file, cal, options, settled, closeups)
 
 
 def _what(fix: Fix) -> str:
@@ -138,7 +144,8 @@ def score(
 
     Exit code: 0 legal, 1 rules broken, 3 needs review, 4 unreadable input, 5 no map found.
     """
-    results = guarded(lambda: read_any(file, calibration, objective, solo, fix))
+    pictures = overlay is not None or debug_dir is not None
+    results = guarded(lambda: read_any(file, calibration, objective, solo, fix, closeups=pictures))
     images = [r for r in results if isinstance(r, SheetReport) and r.straightened is not None]
     for report in images:
         _write_pictures(report, overlay, debug_dir, len(results))
