@@ -145,6 +145,13 @@ def ordinary() -> _Ordinary:
     return _Ordinary(expected, page, analyze_sheet(page, CAL))
 
 
+def test_a_picture_in_memory_keeps_the_name_and_page_it_is_given(ordinary: _Ordinary) -> None:
+    """A library caller reading page 2 of something it decoded itself gets page 2 in the report."""
+    report = analyze_sheet(ordinary.page.image, CAL, source="round 3", page=2)
+    assert (report.source, report.page) == ("round 3", 2)
+    assert report.total == ordinary.report.total
+
+
 @pytest.mark.parametrize("k", [0.1, -0.06], ids=["barrel", "pincushion"])
 def test_a_photo_through_a_bending_lens_is_placed_station_by_station(k: float, ordinary: _Ordinary) -> None:
     # A lens whose distortion the phone does not take out bends the lattice: one homography is then
