@@ -198,7 +198,7 @@ def pencil_view(st: Straightened) -> np.ndarray:
 
 def _paper(st: Straightened) -> np.ndarray:
     """The level each straightened pixel's thin marks were measured against (BGR, float32): the paper
-    and print without the marks, which ``Straightened.density`` is the picture's density over."""
+    and the print without the marks, recovered from the picture and ``Straightened.density``."""
     return ((st.image.astype(np.float32) + 4.0) * np.exp(st.density) - 4.0)[..., ::-1]
 
 
