@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from nsvision.game.board import Section
+from nsvision.vision.detect import resample_grid
 from nsvision.vision.register import Registration
 
 CLOSEUP_PX = 256
@@ -49,13 +50,9 @@ def section_closeups(
         ticks = np.arange(0, n + _GRID, _GRID, dtype=np.float64)
         gx, gy = np.meshgrid(cx - side / 2 + (ticks + 0.5) * side / n, cy - side / 2 + (ticks + 0.5) * side / n)
         coarse = registration.lattice_to_px(np.column_stack([gx.ravel(), gy.ravel()]))
-        coarse = coarse.reshape(len(ticks), len(ticks), 2).astype(np.float32)
-        steps = np.arange(n, dtype=np.float32) / _GRID
-        sx, sy = np.meshgrid(steps, steps)
-        map_x = cv2.remap(coarse[..., 0], sx, sy, cv2.INTER_LINEAR)
-        map_y = cv2.remap(coarse[..., 1], sx, sy, cv2.INTER_LINEAR)
+        fine = resample_grid(coarse.reshape(len(ticks), len(ticks), 2), _GRID, n, n)
         sampled = cv2.remap(
-            image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(255,) * 3
+            image, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(255,) * 3
         )
         out[section] = cv2.resize(sampled, (size, size), interpolation=cv2.INTER_AREA) if oversample > 1 else sampled
     return out

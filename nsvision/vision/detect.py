@@ -217,7 +217,7 @@ def straighten(
     scale = min(1.0, 1.3 * ppp / registration.pitch_px)
     src = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     coarse = registration.lattice_to_px(lattice).reshape(len(gy), len(gx), 2) * scale
-    fine = _resample_grid(coarse, step, size_x, size_y)
+    fine = resample_grid(coarse, step, size_x, size_y)
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     # Beyond the picture's edge the remap repeats the edge: the map is not seen there (a corner cut off).
     beyond = (fine < 0).any(axis=2) | (fine[..., 0] > src.shape[1] - 1) | (fine[..., 1] > src.shape[0] - 1)
@@ -314,7 +314,9 @@ def coloured_surround(image: np.ndarray, river: np.ndarray, px_per_pitch: int) -
     return full & ~river
 
 
-def _resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
+def resample_grid(coarse: np.ndarray, step: int, size_x: int, size_y: int) -> np.ndarray:
+    """A model evaluated every ``step`` px (``coarse``: (rows, cols, 2), at px 0, step, 2 step, ...)
+    interpolated to every px of a ``size_x`` x ``size_y`` frame (float32, (size_y, size_x, 2))."""
     ys = np.arange(size_y, dtype=np.float32) / step
     xs = np.arange(size_x, dtype=np.float32) / step
     mx, my = np.meshgrid(xs, ys)
