@@ -184,9 +184,11 @@ class GameMap:
         """Pairs of potential sections that cross each other away from a station."""
         out: set[frozenset[Section]] = set()
         secs = self.sections
-        for i, s in enumerate(secs):
-            for t in secs[i + 1 :]:
-                if sections_cross(s, t):
+        # Each section's bounding box: two whose boxes are apart share no point (and most are).
+        boxes = [(min(s.a[0], s.b[0]), max(s.a[0], s.b[0]), min(s.a[1], s.b[1]), max(s.a[1], s.b[1])) for s in secs]
+        for i, (s, (x0, x1, y0, y1)) in enumerate(zip(secs, boxes, strict=True)):
+            for t, (u0, u1, v0, v1) in zip(secs[i + 1 :], boxes[i + 1 :], strict=True):
+                if u0 <= x1 and x0 <= u1 and v0 <= y1 and y0 <= v1 and sections_cross(s, t):
                     out.add(frozenset((s, t)))
         return frozenset(out)
 

@@ -28,6 +28,7 @@ import numpy as np
 from nsvision.calibration import Box, Calibration, SheetLayout, TrackCircle, calibration_to_dict, parse_calibration
 from nsvision.errors import CalibrationError, InputError, NoMapFoundError
 from nsvision.game.board import GameMap
+from nsvision.vision.channels import channel_max
 from nsvision.vision.detect import MARGIN, PX_PER_PITCH, measure_sections, straighten
 from nsvision.vision.marks import (
     FoundBox,
@@ -373,7 +374,7 @@ def map_statistics(blank: np.ndarray, game_map: GameMap) -> dict[str, Any]:
     (pitches); ``paper_rgb`` / ``ink_rgb``: the paper's and the dark print's colours.
     """
     ppp = PX_PER_PITCH
-    value = blank.max(axis=2).astype(np.float32)
+    value = channel_max(blank).astype(np.float32)
     k = int(ppp * 0.7) | 1
     paper_level = cv2.GaussianBlur(cv2.dilate(value, np.ones((k, k), np.uint8)), (0, 0), ppp * 0.3)
     dark = value < 0.5 * paper_level
@@ -412,7 +413,7 @@ def _river_width(blank: np.ndarray, game_map: GameMap) -> float | None:
     """Width (pitches) of the band of colour along the Thames centre line, measured across it away from stations."""
     ppp = PX_PER_PITCH
     img = blank.astype(np.float32)
-    paper = np.median(img[img.max(axis=2) >= np.percentile(img.max(axis=2), 60)], axis=0)
+    paper = np.median(img[channel_max(img) >= np.percentile(channel_max(img), 60)], axis=0)
     stations = np.array([s.point for s in game_map.stations], dtype=np.float64)
     widths: list[float] = []
     offsets = np.arange(-0.6, 0.6001, 1 / ppp)

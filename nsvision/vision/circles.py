@@ -19,6 +19,7 @@ import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, station_name
 from nsvision.game.network import Network
+from nsvision.vision.channels import channel_max
 from nsvision.vision.detect import (
     FAINT_FRACTION,
     HUE_MIN_COS,
@@ -124,7 +125,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         chroma = _chroma(np.clip(_sample(straight.density, xs, ys), 0.0, None)).reshape(*shape, 3)
         masked = (_sample_mask(straight.ignore, xs, ys) | _sample_mask(near_river, xs, ys)).reshape(shape)
         mag = np.linalg.norm(chroma, axis=2)
-        pencil_like = (chroma @ dirs.T).max(axis=2) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
+        pencil_like = channel_max(chroma @ dirs.T) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
         level = np.where(masked | ~pencil_like, 0.0, mag)
         clear = (~masked).sum(axis=1) >= len(radii) // 2
         if clear.sum() < MIN_RAYS:

@@ -40,6 +40,7 @@ import cv2
 import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, Section
+from nsvision.vision.channels import channel_max, channel_min
 from nsvision.vision.register import Registration
 
 PX_PER_PITCH = 80
@@ -95,7 +96,7 @@ HUE_MIN_COS_RIVER = 0.6
 
 def _chroma(od: np.ndarray) -> np.ndarray:
     """Remove the neutral (grey/black) part of an optical density vector: grey ink and guides vanish."""
-    return od - od.min(axis=-1, keepdims=True)
+    return od - channel_min(od)[..., None]
 
 
 def pencil_hues(rgb: Mapping[Colour, tuple[int, int, int]] = PENCIL_RGB) -> dict[Colour, np.ndarray]:
@@ -170,7 +171,7 @@ with next to nothing drawn, a camera's colour noise."""
 def in_colour(image: np.ndarray) -> bool:
     """Whether a straightened map (``Straightened.image``) carries any colour. A black-and-white scan
     or photo has none, and then no pencil's colour can be read: every line would vanish as grey print."""
-    spread = image.max(axis=2).astype(np.int16) - image.min(axis=2)
+    spread = channel_max(image).astype(np.int16) - channel_min(image)
     return float(np.mean(spread > GREY_SPREAD)) >= COLOURED_MIN
 
 
@@ -258,7 +259,7 @@ def straighten(
     extra = clipped_loss(canon, background, ~(dark | river))
     # Paper clipped white is judged like any paper: where light (glare, a lamp's reflection) washes
     # the printed guides out, it washes light pencil out as well.
-    not_white = background.min(axis=2) < CLIPPED
+    not_white = channel_min(background) < CLIPPED
     unsure = river & not_white
     return Straightened(
         canon,
@@ -273,7 +274,7 @@ def straighten(
         dark_surround(background) | coloured_surround(canon, river, ppp),
         outside,
         unsure,
-        (background.max(axis=2) >= CLIPPED) & not_white,
+        (channel_max(background) >= CLIPPED) & not_white,
     )
 
 
@@ -285,7 +286,7 @@ benchmark's photos leaves 27 % of it, a dark pen about 15 %."""
 
 def dark_surround(background: np.ndarray) -> np.ndarray:
     """Where the surround is darker than ``HIDDEN_DARK`` of the paper: not the map seen in shadow."""
-    value = background.max(axis=2)
+    value = channel_max(background)
     paper = float(np.percentile(value[::4, ::4], 90))
     return value < HIDDEN_DARK * paper
 
@@ -344,10 +345,10 @@ def print_masks(image: np.ndarray, game_map: GameMap, px_per_pitch: int) -> tupl
     The Thames runs where the map data says on every print, so its zone comes from geometry;
     dark ink is found by brightness, whatever its hue.
     """
-    value = image.max(axis=2).astype(np.float32)
+    value = channel_max(image).astype(np.float32)
     k = int(px_per_pitch * 0.7) | 1
     paper = cv2.GaussianBlur(cv2.dilate(value, np.ones((k, k), np.uint8)), (0, 0), px_per_pitch * 0.3)
-    dark = (value < DARK_PRINT * paper).astype(np.uint8)
+    dark: np.ndarray = (value < DARK_PRINT * paper).astype(np.uint8)
     dark = cv2.dilate(dark, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     # Heavy pencil can be as dark as print, so only the symbols' surroundings (rings, spikes) are masked.
     near = np.zeros_like(dark)
@@ -387,7 +388,7 @@ def thames_band(
     hole = cv2.dilate(hole, np.ones((5, 5), np.uint8))
     paper = cv2.resize(cv2.inpaint(small, hole, 5, cv2.INPAINT_TELEA), (w, h), interpolation=cv2.INTER_LINEAR)
     od = -np.log((background.astype(np.float32) + 4.0) / (paper.astype(np.float32) + 4.0))
-    band = (od.max(axis=2) - od.min(axis=2) > BAND_CHROMA).astype(np.uint8)
+    band = (channel_max(od) - channel_min(od) > BAND_CHROMA).astype(np.uint8)
     edge = 2 * round(BAND_EDGE * px_per_pitch) + 1
     core = cv2.erode(band, np.ones((edge, edge), np.uint8)).astype(bool) & zone
     density = None
@@ -417,7 +418,7 @@ def plain_paper(image: np.ndarray, px_per_pitch: int) -> np.ndarray:
     lightest = cv2.dilate(small, np.ones((reach, reach), np.uint8))
     paper = cv2.resize(lightest, (w, h), interpolation=cv2.INTER_LINEAR)
     od = np.log((paper.astype(np.float32) + 4.0) / (image.astype(np.float32) + 4.0))
-    return od.max(axis=2) < PAPER_LIKE
+    return channel_max(od) < PAPER_LIKE
 
 
 HALO_REACH = 0.5
@@ -595,7 +596,7 @@ def clipped_loss(image: np.ndarray, background: np.ndarray, paper: np.ndarray) -
     clipped = bg >= CLIPPED
     if not clipped[paper].any():
         return None
-    free = paper & ~clipped.any(axis=2) & (bg.min(axis=2) > 40)
+    free = paper & ~clipped.any(axis=2) & (channel_min(bg) > 40)
     if free.sum() < CLIP_MIN_SHARE * paper.sum():
         return None
     logs = np.log(bg + 4.0)
@@ -790,7 +791,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         river[s] = on_band[:, centre]
         clipped[s] = on_clipped[here].reshape(n_t, n_off)[:, centre] & ~river[s]
         pos += n_t * n_off
-        lighter = block.min(axis=2) < BRIGHTER
+        lighter = channel_min(block) < BRIGHTER
         # A sample on paper does not take its colour from the band beside it: where a section runs
         # close alongside the Thames, the band's edge (teal, blue) is within the stroke search.
         beside = on_band & ~river[s][:, None]

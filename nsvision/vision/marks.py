@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from nsvision.calibration import Box, Calibration, SheetLayout
+from nsvision.vision.channels import channel_max
 from nsvision.vision.register import Registration
 
 
@@ -139,7 +140,7 @@ class FoundRing:
 
 def ink_mask(zone: ZoneImage) -> np.ndarray:
     """Printed ink (uint8 0/1): dark in every channel relative to the local paper."""
-    value = zone.image.max(axis=2)
+    value = channel_max(zone.image)
     k = int(round(8 * zone.px_per_unit)) | 1
     paper = cv2.blur(cv2.dilate(value, np.ones((k, k), np.uint8)), (k, k)).astype(np.float32)
     return ((value.astype(np.float32) < DARK_INK * paper) & zone.visible).astype(np.uint8)
@@ -398,7 +399,7 @@ RING_SEARCH = 2.5
 
 def _ink_darkness(zone: ZoneImage) -> np.ndarray:
     """0–1 darkness of printed ink (max channel under the local paper): coloured pencil barely counts."""
-    value = zone.image.max(axis=2).astype(np.float32)
+    value = channel_max(zone.image).astype(np.float32)
     k = int(round(8 * zone.px_per_unit)) | 1
     paper = cv2.blur(cv2.dilate(value, np.ones((k, k), np.uint8)), (k, k)) + 1.0
     return np.clip(1.0 - value / paper, 0.0, 1.0) * zone.visible
@@ -481,7 +482,7 @@ def mark_density(patch: np.ndarray, region: np.ndarray) -> np.ndarray:
     if not region.any():
         return np.zeros(patch.shape[:2], np.float32)
     paper = np.percentile(smooth[region], 90, axis=0) + 2.0
-    return np.log(paper[None, None, :] / (smooth + 2.0)).max(axis=2)
+    return channel_max(np.log(paper[None, None, :] / (smooth + 2.0)))
 
 
 def marked_pixels(patch: np.ndarray, region: np.ndarray) -> np.ndarray:
@@ -518,7 +519,7 @@ def circle_score(zone: ZoneImage, ring: FoundRing, digit_band: float = DIGIT_BAN
     od = mark_density(patch, inside)
     # The printed number: dark in every channel, within its band. Coloured pencil keeps a bright
     # channel; graphite across the number is lost there but not above and below it.
-    value = patch.max(axis=2).astype(np.float32)
+    value = channel_max(patch).astype(np.float32)
     number = (value < DARK_INK * np.percentile(value[inside], 90)) & (np.abs(yy - cy) < (digit_band + DIGIT_MARGIN) * r)
     k = 2 * int(round(NUMBER_CLEARANCE * s)) + 1
     number = cv2.dilate(number.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0

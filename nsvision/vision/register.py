@@ -273,8 +273,11 @@ def _keep_outermost(cands: list[SymbolCandidate]) -> list[SymbolCandidate]:
     # centre: keep the largest hole of each concentric group.
     cands = sorted(cands, key=lambda c: -c.radius_px)
     kept: list[SymbolCandidate] = []
+    xs, ys, reach = np.empty(len(cands)), np.empty(len(cands)), np.empty(len(cands))
     for c in cands:
-        if all(np.hypot(c.xy_px[0] - k.xy_px[0], c.xy_px[1] - k.xy_px[1]) > 0.8 * k.radius_px for k in kept):
+        n = len(kept)
+        if np.all(np.hypot(c.xy_px[0] - xs[:n], c.xy_px[1] - ys[:n]) > reach[:n]):
+            xs[n], ys[n], reach[n] = c.xy_px[0], c.xy_px[1], 0.8 * c.radius_px
             kept.append(c)
     return kept
 
