@@ -873,9 +873,14 @@ def test_a_colour_between_two_pencils_where_the_second_ones_line_ends_is_checked
     assert not _read({**lines, "3,6-3,7": "purple"}, mixed=mixed).doubtful
     plain = _ev(shared, 1.0, 0.7 * HUES["blue"] + 0.3 * HUES["purple"])
     assert not _read(lines, mixed=plain).doubtful
+    # A margin under a half is still pulled enough (blue over purple measured 0.42 and 0.48 on two
+    # sheets drawn twice).
+    pulled = _read(lines, mixed=_ev(shared, 1.0, 0.57 * HUES["blue"] + 0.43 * HUES["purple"]))
+    assert 0.4 < pulled.sections[shared].colour_margin < 0.5
+    assert pulled.sections[shared].doubtful
     # On a short section, where the strokes' ends weigh more, a colour less pulled is enough.
     less = _ev(shared, 1.0, 0.62 * HUES["blue"] + 0.38 * HUES["purple"])
-    assert 0.4 < _read(lines, mixed=less).sections[shared].colour_margin < 0.6
+    assert 0.5 < _read(lines, mixed=less).sections[shared].colour_margin < 0.6
     assert not _read(lines, mixed=less).doubtful
     assert _read(lines, mixed=dataclasses.replace(less, short=True)).sections[shared].doubtful
 
@@ -892,7 +897,9 @@ def test_a_light_section_not_plainly_of_its_lines_pencil_on_a_line_breaking_a_ru
         "5,3-7,5": "pink",
         "2,5-4,5": "purple",
     }
-    pinkish = 0.7 * HUES["pink"] + 0.3 * HUES["purple"]
+    # (Pulled further towards purple, where the purple line ends, it would be in doubt however firm
+    # it is: drawn in both? See the test above.)
+    pinkish = 0.75 * HUES["pink"] + 0.25 * HUES["purple"]
     reading = _read(lines, light=dataclasses.replace(_ev(light, 1.0, pinkish), strength=0.1))
     assert reading.sections[light].colour == "pink"
     assert reading.sections[light].doubtful
