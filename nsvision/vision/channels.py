@@ -1,10 +1,10 @@
 """The largest and smallest of a picture's channels at every pixel.
 
 ``image.max(axis=2)`` gives the same, but NumPy reduces over a last axis of three elements one
-pixel at a time: on a straightened map (about 900 × 900 × 3) it takes about 20 times as long as
-comparing the three channel planes whole, and the reader takes such extremes of whole pictures
-about twenty times a sheet. Maximum and minimum are exact, so the results are the same bit for bit
-(NaN included: both ways propagate it).
+pixel at a time: on a picture of 1000 × 1000 × 3 it took 23 times as long as comparing the three
+channel planes whole (8 times in float32), and the reader takes such extremes of whole pictures
+about a dozen times a sheet, and of small blocks hundreds of times. Maximum and minimum are exact,
+so the results are the same bit for bit (NaN included: both ways propagate it).
 """
 
 from __future__ import annotations
