@@ -11,6 +11,7 @@ import numpy as np
 from nsvision.errors import InputError
 from nsvision.game.board import LINE_COLOURS, Colour, Section, parse_section_name, parse_station_name
 from nsvision.pipeline import SheetReport
+from nsvision.vision.channels import channel_min
 from nsvision.vision.closeups import CLOSEUP_MAX, CLOSEUP_PX, closeup_square
 from nsvision.vision.detect import Straightened
 
@@ -213,7 +214,7 @@ def _colour_strengthened(density: np.ndarray, photographed: np.ndarray, ignore: 
     """Optical density of thin marks (any channel order) shown as ``CLOSEUP_GAIN`` says, in the same
     channel order; where ``ignore`` (dark print), the picture as photographed."""
     density = np.clip(density, 0, None)
-    grey = density.min(axis=2, keepdims=True)
+    grey = channel_min(density)[..., None]
     shown = CLOSEUP_GAIN[0] * grey + CLOSEUP_GAIN[1] * (density - grey)
     view = (255 * np.exp(-shown)).astype(np.uint8)
     view[ignore] = photographed[ignore]

@@ -28,3 +28,9 @@ def test_one_vector() -> None:
     od = np.array([0.3, 0.1, 0.5])
     assert channel_min(od) == 0.1
     assert channel_max(od) == 0.5
+
+
+def test_of_booleans_the_largest_is_any() -> None:
+    mask = np.random.default_rng(5).random((23, 19, 3)) < 0.2
+    assert np.array_equal(channel_max(mask), mask.any(axis=-1))
+    assert channel_max(mask).dtype == bool

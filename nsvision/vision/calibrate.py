@@ -413,7 +413,8 @@ def _river_width(blank: np.ndarray, game_map: GameMap) -> float | None:
     """Width (pitches) of the band of colour along the Thames centre line, measured across it away from stations."""
     ppp = PX_PER_PITCH
     img = blank.astype(np.float32)
-    paper = np.median(img[channel_max(img) >= np.percentile(channel_max(img), 60)], axis=0)
+    value = channel_max(img)
+    paper = np.median(img[value >= np.percentile(value, 60)], axis=0)
     stations = np.array([s.point for s in game_map.stations], dtype=np.float64)
     widths: list[float] = []
     offsets = np.arange(-0.6, 0.6001, 1 / ppp)

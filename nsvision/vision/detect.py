@@ -221,7 +221,8 @@ def straighten(
     fine = resample_grid(coarse, step, size_x, size_y)
     canon = cv2.remap(src, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     # Beyond the picture's edge the remap repeats the edge: the map is not seen there (a corner cut off).
-    beyond = (fine < 0).any(axis=2) | (fine[..., 0] > src.shape[1] - 1) | (fine[..., 1] > src.shape[0] - 1)
+    fx, fy = fine[..., 0], fine[..., 1]
+    beyond = (fx < 0) | (fy < 0) | (fx > src.shape[1] - 1) | (fy > src.shape[0] - 1)
     reach = median_size(ppp)
     outside = cv2.dilate(beyond.astype(np.uint8), np.ones((reach, reach), np.uint8)).astype(bool)
     dark, river = print_masks(canon, game_map, ppp)
@@ -596,7 +597,7 @@ def clipped_loss(image: np.ndarray, background: np.ndarray, paper: np.ndarray) -
     clipped = bg >= CLIPPED
     if not clipped[paper].any():
         return None
-    free = paper & ~clipped.any(axis=2) & (channel_min(bg) > 40)
+    free = paper & ~channel_max(clipped) & (channel_min(bg) > 40)  # of booleans, the largest: any
     if free.sum() < CLIP_MIN_SHARE * paper.sum():
         return None
     logs = np.log(bg + 4.0)
