@@ -12,6 +12,7 @@ shown to change no reading at all.
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
     python3 bench/reread.py compare accuracy --seed 3000   # the sheets stored from that seed
+    python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
 
 What is kept per sheet (``bench/out/measured-SET.pkl``): its case and truth, the reader's
 measurements (``nsvision.pipeline.Measurements``: registration, every section's pencil evidence,
@@ -50,9 +51,10 @@ SHARPEN = (1.0, 1.5)
 """The unsharp mask of the README's sharpened photos (amount, sigma in px)."""
 
 
-def cases(name: str, seed: int | None = None) -> list[Case]:
-    """The sheets of a named set, as its bench plans them (``seed``: the accuracy set's plan from
-    another first seed, a set the reader was not tuned on)."""
+def cases(name: str, seed: int | None = None, count: int | None = None) -> list[Case]:
+    """The sheets of a named set, as its bench plans them (``seed``: the accuracy set's or the unseen
+    prints' plan from another first seed, sheets the reader was not tuned on; ``count``: how many
+    unseen prints)."""
     if name == "accuracy":
         return plan(accuracy.COUNT, accuracy.SEED if seed is None else seed)
     if name == "sharpened":
@@ -60,7 +62,7 @@ def cases(name: str, seed: int | None = None) -> list[Case]:
     if name == "robustness":
         return robustness.photos(robustness.COUNT, accuracy.SEED)
     if name == "unseen":
-        return unseen.plan(unseen.COUNT, unseen.SEED)
+        return unseen.plan(count or unseen.COUNT, unseen.SEED if seed is None else seed)
     if name == "twice":
         count, seed = TWICE
         styles = ("print", "cream")
@@ -96,10 +98,11 @@ def store_case(case: Case, name: str) -> list[dict[str, Any]]:
     return rows
 
 
-def store(name: str, path: Path, workers: int, seed: int | None = None) -> None:
+def store(name: str, path: Path, workers: int, seed: int | None = None, count: int | None = None) -> None:
     start = time.time()
+    planned = cases(name, seed, count)
     with ProcessPoolExecutor(workers) as pool:
-        rows = [row for rs in pool.map(functools.partial(store_case, name=name), cases(name, seed)) for row in rs]
+        rows = [row for rs in pool.map(functools.partial(store_case, name=name), planned) for row in rs]
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         pickle.dump(rows, f)
@@ -157,15 +160,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="parallel processes for store, each single-threaded")
     ap.add_argument("--all", action="store_true", help="compare: list every sheet whose total or doubts changed")
     ap.add_argument(
-        "--seed", type=int, help="accuracy: its plan from another first seed (kept in measured-accuracy-SEED.pkl)"
+        "--seed",
+        type=int,
+        help="accuracy, unseen: the plan from another first seed (kept in measured-SET-SEED.pkl)",
     )
+    ap.add_argument("--count", type=int, help=f"unseen: how many prints to store (default {unseen.COUNT})")
     args = ap.parse_args(argv)
-    if args.seed is not None and args.set != "accuracy":
-        ap.error("--seed is for the accuracy set only")
+    if args.seed is not None and args.set not in ("accuracy", "unseen"):
+        ap.error("--seed is for the accuracy and unseen sets only")
+    if args.count is not None and (args.set != "unseen" or args.action != "store" or args.count < 1):
+        ap.error("--count is a positive number of unseen prints to store")
     kept = f"measured-{args.set}" + (f"-{args.seed}" if args.seed is not None else "") + ".pkl"
     path = args.file or Path(__file__).resolve().parent / "out" / kept
     if args.action == "store":
-        store(args.set, path, args.workers, args.seed)
+        store(args.set, path, args.workers, args.seed, args.count)
         return 0
     if not path.exists():
         seed = f" --seed {args.seed}" if args.seed is not None else ""
