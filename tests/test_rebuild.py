@@ -845,16 +845,16 @@ def test_a_short_light_branch_ending_where_another_line_ends_is_checked_by_a_per
 def test_a_section_read_near_its_symbols_in_a_colour_it_lacks_clear_of_them_is_checked() -> None:
     # A plainly purple 2,5-3,6 leaving the purple departure disc, read nearer the symbols, where the
     # disc's colour is in the measure. Clear of them its marks are pink: which pencil drew it?
-    branch = _section("2,5-3,6")
+    leaving = _section("2,5-3,6")
     lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "2,7-3,7": "purple"}
-    near = _ev(branch, 1.0, HUES["purple"])
-    reading = _read(lines, branch=dataclasses.replace(near, clear_chroma=tuple(HUES["pink"])))
-    assert reading.sections[branch].colour == "purple"
-    assert reading.sections[branch].doubtful
-    assert "purple nearer its symbols, pink clear of them" in reading.sections[branch].reason
+    near = _ev(leaving, 1.0, HUES["purple"])
+    reading = _read(lines, leaving=dataclasses.replace(near, clear_chroma=tuple(HUES["pink"])))
+    assert reading.sections[leaving].colour == "purple"
+    assert reading.sections[leaving].doubtful
+    assert "purple nearer its symbols, pink clear of them" in reading.sections[leaving].reason
     # Purple clear of them too, or too few marks there to tell (zero): nothing to check.
-    assert not _read(lines, branch=dataclasses.replace(near, clear_chroma=tuple(HUES["purple"]))).doubtful
-    assert not _read(lines, branch=near).doubtful
+    assert not _read(lines, leaving=dataclasses.replace(near, clear_chroma=tuple(HUES["purple"]))).doubtful
+    assert not _read(lines, leaving=near).doubtful
 
 
 def test_a_light_stroke_leaving_a_line_across_the_band_is_drawn_in_the_best_reading_in_doubt() -> None:
