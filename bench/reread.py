@@ -64,11 +64,11 @@ def cases(name: str, seed: int | None = None, count: int | None = None) -> list[
     if name == "unseen":
         return unseen.plan(count or unseen.COUNT, unseen.SEED if seed is None else seed)
     if name == "twice":
-        count, seed = TWICE
+        size, first = TWICE
         styles = ("print", "cream")
         return [
-            Case(seed + i, "photo", styles[i % 2], round((i // 2) / (count // 2 - 1), 3), "drawn_twice")
-            for i in range(count)
+            Case(first + i, "photo", styles[i % 2], round((i // 2) / (size // 2 - 1), 3), "drawn_twice")
+            for i in range(size)
         ]
     return unseen.plan(unseen.COUNT, unseen.SEED, name)
 
