@@ -13,6 +13,8 @@ shown to change no reading at all.
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
     python3 bench/reread.py compare accuracy --seed 3000   # the sheets stored from that seed
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
+    python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
+                                                                 # reader (kept with store --file)
 
 What is kept per sheet (``bench/out/measured-SET.pkl``): its case and truth, the reader's
 measurements (``nsvision.pipeline.Measurements``: registration, every section's pencil evidence,
@@ -39,7 +41,7 @@ import robustness  # bench/robustness.py, beside this script
 import unseen  # bench/unseen.py, beside this script
 from accuracy import Case, file_format, judge, outcomes, plan, prepared, read_back  # beside this script
 
-from nsvision.calibration import load_calibration
+from nsvision.calibration import Calibration, load_calibration
 from nsvision.pipeline import SheetReport, decide
 from nsvision.render.sample import Sample
 
@@ -113,22 +115,47 @@ def state(outcome: dict[str, Any]) -> str:
     return ("right" if outcome["correct"] else "WRONG") + (", flagged" if outcome["flagged"] else ", not flagged")
 
 
-def compare(name: str, path: Path, every: bool) -> int:
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """What names one stored read: its case and variant."""
+    return tuple(sorted(row["case"].items())), row.get("variant", "")
+
+
+_FAILED = {"correct": False, "flagged": True}
+"""The outcome of a read that found no map or was refused: the same whatever the rebuild."""
+
+
+def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
+    """A stored read decided by the working tree's rebuild, judged against its truth."""
+    if "measurements" not in row:
+        return _FAILED
+    return judge(decide(row["measurements"], cal), row["expected"])
+
+
+def compare(name: str, path: Path, every: bool, against: Path | None = None) -> int:
     """Decide every stored sheet again; print the figures then and now, and the sheets that changed.
+    With ``against`` (the same set stored by a changed reader), "then" is this file's reads decided
+    now and "now" is the other file's: what a change of measurement does, sheet by sheet.
     Returns how many sheets are wrong without a flag now."""
     with path.open("rb") as f:
         rows = pickle.load(f)
     cal = load_calibration()
+    others: dict[tuple[Any, ...], dict[str, Any]] = {}
+    if against is not None:
+        with against.open("rb") as f:
+            others = {_key(row): row for row in pickle.load(f)}
+        missing = [row for row in rows if _key(row) not in others]
+        if missing:
+            raise SystemExit(f"{against} does not hold {len(missing)} of the reads in {path}: not the same set")
     then: list[dict[str, Any]] = []
     now: list[dict[str, Any]] = []
     for row in rows:
-        if "measurements" not in row:  # no map, or refused: the same whatever the rebuild
-            failed = {"correct": False, "flagged": True}
-            then.append(failed)
-            now.append(failed)
+        other = others.get(_key(row), row)
+        if "measurements" not in row or "measurements" not in other:  # no map, or refused
+            then.append(_decided(row, cal) if against is not None else _FAILED)
+            now.append(_decided(other, cal))
             continue
-        before = row["then"]
-        after = judge(decide(row["measurements"], cal), row["expected"])
+        before = row["then"] if against is None else _decided(row, cal)
+        after = _decided(other, cal)
         then.append(before)
         now.append(after)
         changed = (before["correct"], before["flagged"]) != (after["correct"], after["flagged"])
@@ -165,11 +192,16 @@ def main(argv: list[str] | None = None) -> int:
         help="accuracy, unseen: the plan from another first seed (kept in measured-SET-SEED.pkl)",
     )
     ap.add_argument("--count", type=int, help=f"unseen: how many prints to store (default {unseen.COUNT})")
+    ap.add_argument(
+        "--against", type=Path, help="compare: the same set stored by a changed reader (store --file), read against it"
+    )
     args = ap.parse_args(argv)
     if args.seed is not None and args.set not in ("accuracy", "unseen"):
         ap.error("--seed is for the accuracy and unseen sets only")
     if args.count is not None and (args.set != "unseen" or args.action != "store" or args.count < 1):
         ap.error("--count is a positive number of unseen prints to store")
+    if args.against is not None and (args.action != "compare" or not args.against.exists()):
+        ap.error("--against names a stored file of the same set, for compare")
     kept = f"measured-{args.set}" + (f"-{args.seed}" if args.seed is not None else "") + ".pkl"
     path = args.file or Path(__file__).resolve().parent / "out" / kept
     if args.action == "store":
@@ -178,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     if not path.exists():
         seed = f" --seed {args.seed}" if args.seed is not None else ""
         ap.error(f"no measurements kept in {path}: run `python3 bench/reread.py store {args.set}{seed}` first")
-    return 1 if compare(args.set, path, args.all) else 0
+    return 1 if compare(args.set, path, args.all, args.against) else 0
 
 
 if __name__ == "__main__":
