@@ -120,7 +120,7 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(row["case"].items())), row.get("variant", "")
 
 
-_FAILED = {"correct": False, "flagged": True}
+_FAILED = {"correct": False, "flagged": True, "total": None, "doubtful": []}
 """The outcome of a read that found no map or was refused: the same whatever the rebuild."""
 
 
@@ -150,11 +150,7 @@ def compare(name: str, path: Path, every: bool, against: Path | None = None) -> 
     now: list[dict[str, Any]] = []
     for row in rows:
         other = others.get(_key(row), row)
-        if "measurements" not in row or "measurements" not in other:  # no map, or refused
-            then.append(_decided(row, cal) if against is not None else _FAILED)
-            now.append(_decided(other, cal))
-            continue
-        before = row["then"] if against is None else _decided(row, cal)
+        before = row["then"] if against is None and "measurements" in row else _decided(row, cal)
         after = _decided(other, cal)
         then.append(before)
         now.append(after)
