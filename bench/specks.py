@@ -1,7 +1,7 @@
 """Does a missed stroke leave specks of pigment at the picture's own resolution?
 
-    python3 bench/specks.py --mode scan --seed 42000     # the 60 scans of a plan (~2 min on 2 cores)
-    python3 bench/specks.py --mode photo --count 60      # photos: the first 40 of the accuracy set's
+    python3 bench/specks.py --mode scan --seed 42000     # the 60 scans of a plan (~5 min on 2 cores)
+    python3 bench/specks.py --mode photo --count 60      # the 40 photos of a plan of 60 sheets
 
 A light pencil stroke leaves pigment on the peaks of the paper's tooth only: sparse specks, a pixel
 or two each, that the reader's resampling to ``PX_PER_PITCH`` averages into the paper. This measures,
@@ -73,12 +73,16 @@ def run_case(case: Case, threshold: float) -> dict[str, Any]:
         return row
     reg = result.registration
     specks = speck_hues(decoded(sample, fmt), reg.pitch_px, threshold)
-    truth = {frozenset(pair): colour for colour, pairs in sample.expected["network"]["lines"].items() for pair in pairs}
-    drawn = {s: truth[_key(s)] for s in result.reading.sections if _key(s) in truth}
+    # A section drawn twice (an illegal sheet) is drawn in both pencils.
+    drawn: dict[Section, list[str]] = {}
+    for colour, pairs in sample.expected["network"]["lines"].items():
+        for pair in pairs:
+            s = next(t for t in result.reading.sections if _key(t) == frozenset(pair))
+            drawn.setdefault(s, []).append(colour)
     at: dict[Any, set[str]] = {}
-    for s, colour in drawn.items():
-        at.setdefault(s.a, set()).add(colour)
-        at.setdefault(s.b, set()).add(colour)
+    for s, colours in drawn.items():
+        at.setdefault(s.a, set()).update(colours)
+        at.setdefault(s.b, set()).update(colours)
     gap = cal.sheet.station_radius / cal.sheet.lattice_pitch + detect.END_GAP
     for s, reading in result.reading.sections.items():
         (ax, ay), (bx, by) = s.a, s.b
@@ -95,17 +99,17 @@ def run_case(case: Case, threshold: float) -> dict[str, Any]:
         ys = np.clip(np.round(px[..., 1]).astype(int), 0, specks.shape[0] - 1)
         here = specks[ys, xs]
         shares = [float((here == k).any(axis=1).mean()) for k in range(len(LINE_COLOURS))]
-        colour = drawn.get(s)
+        colours = drawn.get(s, [])
         crossed = any(t in drawn for t in cal.map.crossing_partners[s])
         row["sections"].append(
             {
                 "section": s.name,
-                "colour": colour,
+                "colours": colours,
                 "read": reading.colour,
                 "shares": shares,
                 # The pencils a blank section is compared for: not where its own specks may come from.
                 "blank_for": []
-                if colour or crossed or reading.evidence.over_river > 0
+                if colours or crossed or reading.evidence.over_river > 0
                 else [
                     c
                     for c in LINE_COLOURS
@@ -123,11 +127,11 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     missed_rows = []
+    secs = [(r["case"], s) for r in rows for s in r["sections"]]
     for k, c in enumerate(LINE_COLOURS):
-        secs = [(r["case"], s) for r in rows for s in r["sections"]]
         blank = np.array([s["shares"][k] for _, s in secs if c in s["blank_for"]])
-        found = np.array([s["shares"][k] for _, s in secs if s["colour"] == c and s["read"] == c])
-        missed = [(case, s) for case, s in secs if s["colour"] == c and s["read"] is None]
+        found = np.array([s["shares"][k] for _, s in secs if c in s["colours"] and s["read"] == c])
+        missed = [(case, s) for case, s in secs if c in s["colours"] and s["read"] is None]
         top = float(blank.max()) if len(blank) else 0.0
         b99, b999 = np.percentile(blank, [99, 99.9]) if len(blank) else (0.0, 0.0)
         f5, f10 = np.percentile(found, [5, 10]) if len(found) else (0.0, 0.0)
