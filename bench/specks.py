@@ -2,6 +2,7 @@
 
     python3 bench/specks.py --mode scan --seed 42000     # the 60 scans of a plan (~5 min on 2 cores)
     python3 bench/specks.py --mode photo --count 60      # the 40 photos of a plan of 60 sheets
+    python3 bench/specks.py --unseen --seed 76000 --count 90   # the scans of bench/unseen.py's random prints
 
 A light pencil stroke leaves pigment on the peaks of the paper's tooth only: sparse specks, a pixel
 or two each, that the reader's resampling to ``PX_PER_PITCH`` averages into the paper. This measures,
@@ -28,6 +29,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import unseen  # bench/unseen.py, beside this script
 from accuracy import Case, add_set_arguments, file_format, plan, read_back  # beside this script
 from visibility import decoded  # beside this script
 
@@ -157,9 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     add_set_arguments(ap)
     ap.add_argument("--mode", choices=("scan", "photo"), default="scan", help="which sheets of the plan")
     ap.add_argument("--threshold", type=float, default=0.1, help="chroma density of a speck (default 0.1)")
+    ap.add_argument("--unseen", action="store_true", help="bench/unseen.py's prints (each its own) instead")
     args = ap.parse_args(argv)
     start = time.time()
-    cases = [c for c in plan(args.count, args.seed) if c.mode == args.mode]
+    planned = unseen.plan(args.count, args.seed) if args.unseen else plan(args.count, args.seed)
+    cases = [c for c in planned if c.mode == args.mode]
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(pool.map(run_case, cases, [args.threshold] * len(cases), chunksize=2))
     print(summarise(rows))
