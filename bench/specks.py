@@ -117,6 +117,11 @@ def run_case(case: Case, threshold: float) -> dict[str, Any]:
                     for c in LINE_COLOURS
                     if c not in at.get(s.a, set()) | at.get(s.b, set()) and cal.map.departure(c) not in (s.a, s.b)
                 ],
+                # The pencils whose line reaches a station of this blank section: where a stroke that
+                # runs on past its station leaves specks, as a missed section would.
+                "beside": []
+                if colours or crossed or reading.evidence.over_river > 0
+                else sorted(at.get(s.a, set()) | at.get(s.b, set())),
             }
         )
     return row
@@ -125,13 +130,17 @@ def run_case(case: Case, threshold: float) -> dict[str, Any]:
 def summarise(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| pencil | blank sections | share: 99th pct | 99.9th | max "
+        "| blank, beside a line of the pencil | share: 90th pct | 99th | max "
         "| drawn, read right | share: 5th pct | 10th | drawn, missed | over the blank max |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     missed_rows = []
     secs = [(r["case"], s) for r in rows for s in r["sections"]]
     for k, c in enumerate(LINE_COLOURS):
         blank = np.array([s["shares"][k] for _, s in secs if c in s["blank_for"]])
+        beside = np.array([s["shares"][k] for _, s in secs if c in s.get("beside", ())])
+        s90, s99 = np.percentile(beside, [90, 99]) if len(beside) else (0.0, 0.0)
+        s_top = float(beside.max()) if len(beside) else 0.0
         found = np.array([s["shares"][k] for _, s in secs if c in s["colours"] and s["read"] == c])
         missed = [(case, s) for case, s in secs if c in s["colours"] and s["read"] is None]
         top = float(blank.max()) if len(blank) else 0.0
@@ -139,7 +148,8 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         f5, f10 = np.percentile(found, [5, 10]) if len(found) else (0.0, 0.0)
         over = sum(s["shares"][k] > top for _, s in missed)
         lines.append(
-            f"| {c} | {len(blank)} | {b99:.2f} | {b999:.2f} | {top:.2f} | {len(found)} | {f5:.2f} | {f10:.2f} | "
+            f"| {c} | {len(blank)} | {b99:.2f} | {b999:.2f} | {top:.2f} | {len(beside)} | {s90:.2f} | {s99:.2f} | "
+            f"{s_top:.2f} | {len(found)} | {f5:.2f} | {f10:.2f} | "
             f"{len(missed)} | {over} |"
         )
         missed_rows += [
