@@ -103,6 +103,9 @@ def run_case(case: Case, threshold: float) -> dict[str, Any]:
         shares = [float((here == k).any(axis=1).mean()) for k in range(len(LINE_COLOURS))]
         colours = drawn.get(s, [])
         crossed = any(t in drawn for t in cal.map.crossing_partners[s])
+        # A blank section compared with missed strokes: no drawn section crosses it, off the band.
+        blank = not (colours or crossed or reading.evidence.over_river > 0)
+        lines_here = at.get(s.a, set()) | at.get(s.b, set())
         row["sections"].append(
             {
                 "section": s.name,
@@ -110,18 +113,12 @@ def run_case(case: Case, threshold: float) -> dict[str, Any]:
                 "read": reading.colour,
                 "shares": shares,
                 # The pencils a blank section is compared for: not where its own specks may come from.
-                "blank_for": []
-                if colours or crossed or reading.evidence.over_river > 0
-                else [
-                    c
-                    for c in LINE_COLOURS
-                    if c not in at.get(s.a, set()) | at.get(s.b, set()) and cal.map.departure(c) not in (s.a, s.b)
-                ],
+                "blank_for": [c for c in LINE_COLOURS if c not in lines_here and cal.map.departure(c) not in (s.a, s.b)]
+                if blank
+                else [],
                 # The pencils whose line reaches a station of this blank section: where a stroke that
                 # runs on past its station leaves specks, as a missed section would.
-                "beside": []
-                if colours or crossed or reading.evidence.over_river > 0
-                else sorted(at.get(s.a, set()) | at.get(s.b, set())),
+                "beside": sorted(lines_here) if blank else [],
             }
         )
     return row
