@@ -1,22 +1,22 @@
-"""Does a missed stroke leave specks of pigment at the picture's own resolution?
+"""Does a missed stroke leave specks of pigment at the picture's own resolution, and does blank paper?
 
-    python3 bench/specks.py --mode scan --seed 42000     # the 60 scans of a plan (~5 min on 2 cores)
+    python3 bench/specks.py --mode scan --seed 42000     # the 60 scans of a plan (~3 min on 2 cores)
     python3 bench/specks.py --mode photo --count 60      # the 40 photos of a plan of 60 sheets
     python3 bench/specks.py --unseen --seed 76000 --count 90   # the scans of bench/unseen.py's random prints
 
 A light pencil stroke leaves pigment on the peaks of the paper's tooth only: sparse specks, a pixel
-or two each, that the reader's resampling to ``PX_PER_PITCH`` averages into the paper. This measures,
-without changing the reader, whether they tell a stroke the reader misses from a blank section.
+or two each, that the reader's resampling to ``PX_PER_PITCH`` averages into the paper. The reader
+measures them on clean pictures (``nsvision.vision.specks``) and puts in doubt a section read as
+blank beside a line that shows its pencil's specks; this tells how far they separate a stroke the
+reader misses from a blank section, on any picture (photos too, where the reader does not measure
+them).
 
-Each sheet of ``bench/accuracy.py``'s plan in the chosen mode is read as the CLI reads it; its
-picture, decoded at its own resolution, is compared pixel by pixel with a median of a quarter pitch
-around it (the paper and print there). A **speck** is a pixel whose chroma density over that median
-reaches ``--threshold`` with a pencil's hue (``vision.detect``'s hues, as similar as the reader asks
-of a mark). Along each section, clear of its symbols as the reader measures it and within
-``ACROSS`` of its centre line, the share of positions with a speck of each pencil's hue is taken.
-Compared per pencil: drawn sections the reader reads right, drawn sections it misses (their own
-pencil's share), and blank sections that no drawn section crosses, off the Thames, at no station of a
-line of that pencil nor its departure station (where its disc's edge lies).
+Each sheet of ``bench/accuracy.py``'s plan in the chosen mode is read as the CLI reads it, and its
+picture's specks measured as the reader measures them (``speck_shares``). Compared per pencil:
+drawn sections the reader reads right, drawn sections it misses (their own pencil's share), blank
+sections that no drawn section crosses, at no station of a line of that pencil nor its departure
+station, and blank sections beside a line of that pencil (where a stroke that runs on past its
+station leaves specks, as a missed section would).
 """
 
 from __future__ import annotations
@@ -34,36 +34,12 @@ from accuracy import Case, add_set_arguments, file_format, plan, read_back  # be
 from visibility import decoded  # beside this script
 
 from nsvision.calibration import load_calibration
-from nsvision.game.board import LINE_COLOURS, Section
+from nsvision.game.board import LINE_COLOURS, Section, parse_section_name
 from nsvision.pipeline import SheetReport
-from nsvision.vision import detect
-
-ACROSS = 0.08
-"""Lattice units either side of a section's centre line where specks are looked for."""
-SURROUND = 0.25
-"""Width of the median a speck is compared with, in pitches (wider than a stroke, narrower than a band)."""
+from nsvision.vision.specks import speck_shares
 
 
-def speck_hues(image: np.ndarray, pitch_px: float, threshold: float) -> np.ndarray:
-    """Per pixel, the index (``LINE_COLOURS``) of the pencil whose hue a speck there has; -1 if none."""
-    k = min(255, int(round(SURROUND * pitch_px)) | 1)
-    background = cv2.medianBlur(image, k)
-    density = np.clip(detect.stroke_density(image, background), 0.0, None)
-    chroma = detect._chroma(density)
-    hues = detect.pencil_hues()
-    dirs = np.stack([hues[c] for c in LINE_COLOURS]).astype(np.float32)
-    proj = chroma @ dirs.T
-    mag = np.linalg.norm(chroma, axis=2)
-    speck = (mag >= threshold) & (proj.max(axis=2) >= detect.HUE_MIN_COS * mag)
-    return np.where(speck, proj.argmax(axis=2), -1).astype(np.int8)
-
-
-def _key(s: Section) -> frozenset[str]:
-    """A section as the truth names it: its two stations, in either order."""
-    return frozenset(f"{x},{y}" for x, y in (s.a, s.b))
-
-
-def run_case(case: Case, threshold: float) -> dict[str, Any]:
+def run_case(case: Case) -> dict[str, Any]:
     cv2.setNumThreads(1)
     cal = load_calibration()
     sample = case.sample()
@@ -73,45 +49,32 @@ def run_case(case: Case, threshold: float) -> dict[str, Any]:
     if not isinstance(result, SheetReport) or result.registration is None or result.reading is None:
         row["error"] = "not read"
         return row
-    reg = result.registration
-    specks = speck_hues(decoded(sample, fmt), reg.pitch_px, threshold)
+    # Measured whatever the picture (the reader measures them on clean pictures only).
+    radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
+    shares = speck_shares(decoded(sample, fmt), result.registration, cal.map, radius)
     # A section drawn twice (an illegal sheet) is drawn in both pencils.
     drawn: dict[Section, list[str]] = {}
     for colour, pairs in sample.expected["network"]["lines"].items():
         for pair in pairs:
-            s = next(t for t in result.reading.sections if _key(t) == frozenset(pair))
-            drawn.setdefault(s, []).append(colour)
+            drawn.setdefault(parse_section_name("-".join(pair)), []).append(colour)
     at: dict[Any, set[str]] = {}
     for s, colours in drawn.items():
         at.setdefault(s.a, set()).update(colours)
         at.setdefault(s.b, set()).update(colours)
-    gap = cal.sheet.station_radius / cal.sheet.lattice_pitch + detect.END_GAP
     for s, reading in result.reading.sections.items():
-        (ax, ay), (bx, by) = s.a, s.b
-        length = float(np.hypot(bx - ax, by - ay))
-        along = np.arange(gap, length - gap, 1.0 / reg.pitch_px)
-        if len(along) < 3:
+        if s not in shares:
             continue
-        u = np.array([bx - ax, by - ay]) / length
-        n = np.array([-u[1], u[0]])
-        across = np.arange(-ACROSS, ACROSS + 1e-9, 1.0 / reg.pitch_px)
-        pts = np.array([ax, ay]) + along[:, None, None] * u + across[None, :, None] * n
-        px = reg.lattice_to_px(pts.reshape(-1, 2)).reshape(len(along), len(across), 2)
-        xs = np.clip(np.round(px[..., 0]).astype(int), 0, specks.shape[1] - 1)
-        ys = np.clip(np.round(px[..., 1]).astype(int), 0, specks.shape[0] - 1)
-        here = specks[ys, xs]
-        shares = [float((here == k).any(axis=1).mean()) for k in range(len(LINE_COLOURS))]
         colours = drawn.get(s, [])
         crossed = any(t in drawn for t in cal.map.crossing_partners[s])
-        # A blank section compared with missed strokes: no drawn section crosses it, off the band.
-        blank = not (colours or crossed or reading.evidence.over_river > 0)
+        # A blank section compared with missed strokes: no drawn section crosses it.
+        blank = not (colours or crossed)
         lines_here = at.get(s.a, set()) | at.get(s.b, set())
         row["sections"].append(
             {
                 "section": s.name,
                 "colours": colours,
                 "read": reading.colour,
-                "shares": shares,
+                "shares": list(shares[s]),
                 # The pencils a blank section is compared for: not where its own specks may come from.
                 "blank_for": [c for c in LINE_COLOURS if c not in lines_here and cal.map.departure(c) not in (s.a, s.b)]
                 if blank
@@ -165,16 +128,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_set_arguments(ap)
     ap.add_argument("--mode", choices=("scan", "photo"), default="scan", help="which sheets of the plan")
-    ap.add_argument("--threshold", type=float, default=0.1, help="chroma density of a speck (default 0.1)")
     ap.add_argument("--unseen", action="store_true", help="bench/unseen.py's prints (each its own) instead")
     args = ap.parse_args(argv)
     start = time.time()
     planned = unseen.plan(args.count, args.seed) if args.unseen else plan(args.count, args.seed)
     cases = [c for c in planned if c.mode == args.mode]
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = list(pool.map(run_case, cases, [args.threshold] * len(cases), chunksize=2))
+        rows = list(pool.map(run_case, cases, chunksize=2))
     print(summarise(rows))
-    print(f"\n{len(rows)} sheets, threshold {args.threshold}; wall time {time.time() - start:.0f} s")
+    print(f"\n{len(rows)} sheets; wall time {time.time() - start:.0f} s")
     return 0
 
 

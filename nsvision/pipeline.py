@@ -51,6 +51,7 @@ from nsvision.vision.marks import MarksReading, compare_marks, read_marks
 from nsvision.vision.other_sheets import direction, find_other_map
 from nsvision.vision.rebuild import Reading, rebuild, settle_by_hand
 from nsvision.vision.register import Registration, register
+from nsvision.vision.specks import speck_shares
 
 
 @dataclass(frozen=True)
@@ -499,7 +500,14 @@ def measure_sheet(
         )
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     circles = find_circles(straight, cal.map, radius)
-    evidence = measure_sections(straight, cal.map, radius, {c.station: c.radius for c in circles if c.sure})
+    drawn_circles = {c.station: c.radius for c in circles if c.sure}
+
+    def specks() -> dict[Section, tuple[float, ...]]:
+        return speck_shares(loaded.image, reg, cal.map, radius, drawn_circles)
+
+    # Specks a pixel or two wide keep their colour only where the file keeps colour at full
+    # resolution: a JPEG with halved colour (what phones save) smears it into the paper.
+    evidence = measure_sections(straight, cal.map, radius, drawn_circles, None if loaded.colour_halved else specks)
     measured = Measurements(
         source=source,
         page=page,

@@ -937,3 +937,45 @@ def test_over_the_band_blue_and_purple_mixed_where_the_purple_line_ends_is_check
     assert "purple line ends" in reading.sections[river].reason
     # With the purple line going on past 4,5 it is blue, and sure.
     assert not _read({**lines, "4,5-7,5": "purple"}, band=DARK_BLUE_BAND, river=ev).doubtful
+
+
+def _with_specks(lines: dict[str, Colour], blank: tuple[float, ...], **special: tuple[float, ...]) -> Reading:
+    """``lines`` clearly drawn, every other section blank; as on a clean scan, every section's specks
+    measured: ``blank`` on each, the ``special`` ones (by section name, ``_`` for ``-``) their own."""
+    evidence = {s: _ev(s, specks=blank) for s in MAP.sections}  # type: ignore[arg-type]
+    for name, colour in lines.items():
+        s = _section(name)
+        evidence[s] = _ev(s, 1.0, HUES[colour], specks=(0.0, 0.0, 0.0, 0.0))  # type: ignore[arg-type]
+    for name, shares in special.items():
+        s = _section(name.replace("_", "-"))
+        evidence[s] = dataclasses.replace(evidence[s], specks=shares)
+    return rebuild(evidence, MAP, None, None)
+
+
+def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_doubt() -> None:
+    # A scan: purple ends at 2,7. Beside it, 2,7-3,7 shows nothing at the reader's resolution, but
+    # specks of purple pigment at the picture's own on a quarter of it: a stroke too light to mark.
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
+    join = _section("2,7-3,7")
+    quiet = (0.0, 0.0, 0.0, 0.0)
+    reading = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0)})
+    assert reading.sections[join].colour is None
+    assert reading.sections[join].doubtful
+    assert "specks of purple pencil on 25% of it" in reading.sections[join].reason
+    # Specks of a pencil whose line does not reach it, or too few, say nothing.
+    assert not _with_specks(lines, quiet, **{"2,7_3,7": (0.0, 0.0, 0.0, 0.25)}).doubtful
+    assert not _with_specks(lines, quiet, **{"2,7_3,7": (0.08, 0.0, 0.0, 0.0)}).doubtful
+    # Nor do they where the sheet's blank sections away from the purple line show as many (a print
+    # whose guides are tinted purple).
+    assert not _with_specks(lines, (0.15, 0.0, 0.0, 0.0), **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0)}).doubtful
+    # A section crossed by a drawn one carries that stroke's specks where they cross.
+    crossed: dict[str, Colour] = {**lines, "0,7-2,5": "purple"}
+    assert _section("0,7-2,5") in MAP.crossing_partners[_section("0,5-2,7")]
+    assert not _with_specks(crossed, quiet, **{"0,5_2,7": (0.25, 0.0, 0.0, 0.0)}).doubtful
+    assert _with_specks(lines, quiet, **{"0,5_2,7": (0.25, 0.0, 0.0, 0.0)}).doubtful
+
+
+def test_without_specks_measured_nothing_is_in_doubt_for_want_of_them() -> None:
+    # A photo: no specks measured, none expected.
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
+    assert not _read(lines).doubtful

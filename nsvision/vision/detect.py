@@ -33,7 +33,7 @@ stage's job.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -675,6 +675,12 @@ class SegmentEvidence:
     otherwise. Nearer the symbols their colour is in the measure: `unseen` scan 76077 read a light
     purple stroke running into a blue departure disc as pink, where clear of the disc it is purple."""
 
+    specks: tuple[float, ...] = ()
+    """On a clean picture (``SPECK_NOISE_MAX``), per pencil in the order of ``LINE_COLOURS``, the
+    share of the section's positions with a speck of that pencil at the picture's own resolution
+    (``vision.specks``): a stroke too light to leave a mark at the reader's resolution leaves them.
+    Empty where not measured (a photo, a section too short)."""
+
     def to_dict(self) -> dict[str, object]:
         return {
             "section": self.section.name,
@@ -690,6 +696,7 @@ class SegmentEvidence:
             "short": self.short,
             "beside": len(self.beside),
             "clear_chroma": [round(v, 3) for v in self.clear_chroma],
+            **({"specks": [round(v, 3) for v in self.specks]} if self.specks else {}),
         }
 
 
@@ -1279,6 +1286,9 @@ def _crossed(
     return skip
 
 
+SPECK_NOISE_MAX = 0.01
+"""The noise of the picture's undrawn sections (``_noise_level``) up to which specks of pencil are
+measured at the picture's own resolution (``measure_sections``' ``specks``)."""
 CLEAR_COLOUR_MARKS = 6
 """Marked positions, at the default distance from a section's symbols, from which a section whose
 reading nearer its symbols is kept keeps their colour as well (``SegmentEvidence.clear_chroma``)."""
@@ -1289,6 +1299,7 @@ def measure_sections(
     game_map: GameMap,
     station_radius_pitch: float = 0.28,
     circles: Mapping[Point, float] | None = None,
+    specks: Callable[[], Mapping[Section, tuple[float, ...]]] | None = None,
 ) -> dict[Section, SegmentEvidence]:
     """Evidence for every potential section (which pencil it is, is decided by ``rebuild``).
 
@@ -1304,6 +1315,10 @@ def measure_sections(
     that a short middle misses. Taken instead of the default, the ends thin out the faint marks of
     a stroke that stops short of the rings. Not over the Thames: there they see the band's edges
     and knocked-out guides.
+
+    ``specks``, when given, measures the specks of pencil at the picture's own resolution
+    (``vision.specks.speck_shares``): it is called only when the picture's noise is a clean
+    picture's (``SPECK_NOISE_MAX``), and what it returns is kept as ``SegmentEvidence.specks``.
     """
     profiles = _section_profiles(
         straight, _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
@@ -1385,6 +1400,9 @@ def measure_sections(
         drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
         if drawn_partners:
             out[s] = measure(s, drawn_partners)
+    if specks is not None and noise <= SPECK_NOISE_MAX:
+        shares = specks()
+        out = {s: replace(ev, specks=shares[s]) if s in shares else ev for s, ev in out.items()}
     return out
 
 

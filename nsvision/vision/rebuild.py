@@ -709,6 +709,7 @@ def rebuild(
     twice = _second_pencil(decided, evidence, hues)
     _mixed_where_line_ends(decided, evidence, hues, twice)
     _hidden_sections(decided, evidence)
+    _specks_beside_lines(decided, evidence, game_map)
 
     readings = {
         s: SectionReading(
@@ -1206,6 +1207,50 @@ def _hidden_sections(decided: dict[Section, Decision], evidence: Mapping[Section
                 "or glare washes it out"
             )
             decided[s] = (c, min(f, 0.6), reason, m)
+
+
+SPECK_SHARE = 0.1
+"""Share of a section's positions with specks of a pencil (``SegmentEvidence.specks``) from which,
+read as not drawn next to that pencil's line, it is in doubt (see ``_specks_beside_lines``)."""
+SPECK_OVER_BLANK = 2.0
+"""How many times the most specks of that pencil on the same sheet's blank sections away from its
+line a section must show as well: a print's tinted guides or frame leave specks of their own."""
+
+
+def _specks_beside_lines(
+    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> None:
+    """On a clean picture (specks measured at its own resolution), a section read as not drawn with
+    confidence, where a line reaches one of its stations and no drawn section crosses it, with specks
+    of that line's pencil on ``SPECK_SHARE`` of it and ``SPECK_OVER_BLANK`` times the most on the
+    sheet's blank sections away from that line, is in doubt: a stroke too light to leave a mark at
+    the reader's resolution leaves specks of pigment (``vision.specks``).
+    """
+    if not any(ev.specks for ev in evidence.values()):
+        return
+    on_line, _ends = _line_stations(decided)
+
+    def plain(s: Section) -> bool:
+        return (
+            decided[s][0] is None
+            and bool(evidence[s].specks)
+            and not any(decided[t][0] is not None for t in game_map.crossing_partners[s])
+        )
+
+    for k, colour in enumerate(LINE_COLOURS):
+        reaches = on_line[colour] | {game_map.departure(colour)}
+        blank = [evidence[s].specks[k] for s in game_map.sections if plain(s) and not {s.a, s.b} & reaches]
+        if not blank:
+            continue
+        least = max(SPECK_SHARE, SPECK_OVER_BLANK * max(blank))
+        for s in game_map.sections:
+            c, f, _r, m = decided[s]
+            if f < CONFIDENT or not plain(s) or not {s.a, s.b} & on_line[colour]:
+                continue
+            share = evidence[s].specks[k]
+            if share >= least:
+                reason = f"specks of {colour} pencil on {share:.0%} of it, next to the {colour} line"
+                decided[s] = (c, min(f, 0.65), reason, m)
 
 
 def _line_stations(decided: Mapping[Section, Decision]) -> tuple[dict[Colour, set[Point]], dict[Colour, set[Point]]]:

@@ -1,0 +1,78 @@
+"""Specks of pencil at the picture's own resolution: measured on clean pictures, telling a stroke too
+light to mark at the reader's resolution from a blank section."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from nsvision.calibration import load_calibration
+from nsvision.game.board import LINE_COLOURS, Section, parse_section_name
+from nsvision.pipeline import analyze_sheet, measure_sheet
+from nsvision.render.sample import Sample, make_sample
+from nsvision.vision.specks import speck_shares
+
+CAL = load_calibration()
+
+
+def _drawn(sample: Sample) -> dict[Section, str]:
+    return {
+        parse_section_name("-".join(pair)): colour
+        for colour, pairs in sample.expected["network"]["lines"].items()
+        for pair in pairs
+    }
+
+
+@pytest.fixture(scope="module")
+def scan() -> Sample:
+    return make_sample(CAL, 52015, mode="scan", style="print", strength=0.517)
+
+
+def test_a_scans_strokes_leave_specks_of_their_pencil_and_blank_paper_none(scan: Sample) -> None:
+    measured, _ = measure_sheet(scan.pages[0].image, CAL)
+    shares = speck_shares(scan.pages[0].image, measured.registration, CAL.map)
+    drawn = _drawn(scan)
+    reached = {p for s in drawn for p in (s.a, s.b)}
+    for k, colour in enumerate(LINE_COLOURS):
+        own = [shares[s][k] for s, c in drawn.items() if c == colour and s in shares]
+        assert np.median(own) >= 0.5, colour
+    # Away from every line and every drawn crossing, nothing of purple, pink or green: the print's
+    # grey guides, navy rings, yellow borders and the Thames band leave no speck of a pencil's hue.
+    crossed = {t for s in drawn for t in CAL.map.crossing_partners[s]}
+    far = [s for s in shares if s not in drawn and s not in crossed and not {s.a, s.b} & reached]
+    assert len(far) >= 10
+    for k, colour in enumerate(LINE_COLOURS):
+        if colour != "blue":  # the map's navy frame beside its edge sections may leave a few
+            assert max(shares[s][k] for s in far) < 0.05, colour
+
+
+def test_specks_are_measured_on_a_scan_not_on_a_photo(scan: Sample) -> None:
+    report = analyze_sheet(scan.pages[0].image, CAL)
+    # All but the few sections the Thames band takes up (too little of them lies clear of it).
+    measured = [r for r in report.reading.sections.values() if r.evidence.specks]
+    assert len(measured) >= 140
+    assert all(len(r.evidence.specks) == len(LINE_COLOURS) for r in measured)
+    assert any("specks" in s["evidence"] for s in report.to_dict()["sections"])
+    photo = make_sample(CAL, 52015, mode="photo", style="print", strength=0.517)
+    report = analyze_sheet(photo.pages[0].image, CAL)
+    assert not any(r.evidence.specks for r in report.reading.sections.values())
+
+
+def test_a_stroke_that_leaves_only_specks_on_a_scan_is_named_in_doubt(scan: Sample) -> None:
+    # Purple 0,0-1,1, the purple line's last section, drawn so lightly that at the reader's
+    # resolution it is paper: read as not drawn, sure of it, it was a wrong score without a flag.
+    assert _drawn(scan)[parse_section_name("0,0-1,1")] == "purple"
+    report = analyze_sheet(scan.pages[0].image, CAL)
+    assert "0,0-1,1" in report.doubtful_sections
+    assert report.needs_review
+    reason = report.reading.sections[parse_section_name("0,0-1,1")].reason
+    assert "specks of purple pencil" in reason
+
+
+def test_specks_washed_into_the_paper_leave_nothing_in_doubt(scan: Sample) -> None:
+    # The same scan blurred over a few pixels (as a JPEG's halved colour or a soft scanner would):
+    # the specks are gone, and nothing else is put in doubt for want of them.
+    soft = cv2.GaussianBlur(scan.pages[0].image, (0, 0), 2.0)
+    report = analyze_sheet(soft, CAL)
+    assert not any("specks" in r.reason for r in report.reading.sections.values())
