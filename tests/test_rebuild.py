@@ -958,10 +958,18 @@ def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_do
     lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
     join = _section("2,7-3,7")
     quiet = (0.0, 0.0, 0.0, 0.0)
-    reading = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0)})
+    reading = _with_specks(lines, quiet, **{"2,7_3,7": (0.15, 0.0, 0.0, 0.0)})
     assert reading.sections[join].colour is None
     assert reading.sections[join].doubtful
-    assert "specks of purple pencil on 25% of it" in reading.sections[join].reason
+    assert "specks of purple pencil on 15% of it" in reading.sections[join].reason
+    # On a fifth of it and more, the line going on is the best reading, still in doubt; not where
+    # two such sections leave the line's end (which, if either, is for a person to say).
+    reading = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0)})
+    assert reading.sections[join].colour == "purple"
+    assert reading.sections[join].doubtful
+    both = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0), "2,7_3,6": (0.3, 0.0, 0.0, 0.0)})
+    assert both.sections[join].colour is None and both.sections[_section("2,7-3,6")].colour is None
+    assert both.sections[join].doubtful and both.sections[_section("2,7-3,6")].doubtful
     # Specks of a pencil whose line does not reach it, or too few, say nothing.
     assert not _with_specks(lines, quiet, **{"2,7_3,7": (0.0, 0.0, 0.0, 0.25)}).doubtful
     assert not _with_specks(lines, quiet, **{"2,7_3,7": (0.08, 0.0, 0.0, 0.0)}).doubtful

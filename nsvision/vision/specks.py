@@ -14,7 +14,8 @@ Along each section, clear of its symbols as the reader measures it (``detect.END
 ``detect.DISC_EXTRA`` more at a departure disc) and within ``ACROSS`` of its centre line, the share of
 positions with a speck of each pencil's hue is kept (``SegmentEvidence.specks``). Where another
 section crosses it, and where a pencil circle round one of its stations does, is not counted: a
-stroke there leaves specks of its own.
+stroke there leaves specks of its own; nor where it runs through a lattice point with no station,
+where the guides cross (``GUIDE_MARK_REACH``).
 
 On a photo a camera's noise and processing make such specks, and a JPEG that keeps colour at half
 resolution (what phones save) smears them into the paper: ``pipeline.measure_sheet`` asks for them
@@ -27,6 +28,7 @@ specks of their own hue.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 
 import cv2
@@ -47,6 +49,10 @@ ACROSS = 0.08
 DARK_REACH = 0.03
 """Lattice units around printed ink (``detect.DARK_PRINT``) within a symbol's reach (navy rings, a
 tourist site's spikes) where no speck is counted: the edges of dark print take a pencil's hue."""
+GUIDE_MARK_REACH = 0.15
+"""Lattice units either side of a lattice point with no station, on a section that runs through it,
+where no speck is counted: the guides cross there, and a print marks the crossing (the `print`
+style's grey asterisk is dense enough to take a bluish grey's hue)."""
 THAMES_REACH = detect.THAMES_HALF_WIDTH + SURROUND / 2
 """Lattice units either side of the Thames centre line where no speck is counted: against the band,
 the grey guides printed over it and its outline take pencils' hues (pink, blue)."""
@@ -135,6 +141,10 @@ def speck_shares(
         # Printed ink is only taken for print around the symbols, as the reader does: heavy pencil
         # can be as dark.
         near = (along < _ink_reach(game_map, s.a)) | (_length(s) - along < _ink_reach(game_map, s.b))
+        steps = math.gcd(abs(s.b[0] - s.a[0]), abs(s.b[1] - s.a[1]))
+        for i in range(1, steps):
+            mark = np.abs(along - _length(s) * i / steps) < GUIDE_MARK_REACH
+            skip = mark if skip is None else skip | mark
         keep = np.ones(len(along), dtype=bool) if skip is None else ~skip
         if keep.sum() < 3:
             continue
