@@ -49,14 +49,16 @@ def run_case(case: Case) -> dict[str, Any]:
     if not isinstance(result, SheetReport) or result.registration is None or result.reading is None:
         row["error"] = "not read"
         return row
-    # Measured whatever the picture (the reader measures them on clean pictures only).
-    radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
-    shares = speck_shares(decoded(sample, fmt), result.registration, cal.map, radius)
     # A section drawn twice (an illegal sheet) is drawn in both pencils.
     drawn: dict[Section, list[str]] = {}
     for colour, pairs in sample.expected["network"]["lines"].items():
         for pair in pairs:
             drawn.setdefault(parse_section_name("-".join(pair)), []).append(colour)
+    # Measured whatever the picture (the reader measures them on clean pictures only), skipping
+    # where a truly drawn section crosses (the reader: one it sees drawn).
+    radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
+    crossed = {s: [t for t in cal.map.crossing_partners[s] if t in drawn] for s in cal.map.sections}
+    shares = speck_shares(decoded(sample, fmt), result.registration, cal.map, radius, None, crossed)
     at: dict[Any, set[str]] = {}
     for s, colours in drawn.items():
         at.setdefault(s.a, set()).update(colours)

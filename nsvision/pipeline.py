@@ -12,7 +12,7 @@ fails as a ``SheetFailure`` and goes on with the next.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -502,8 +502,8 @@ def measure_sheet(
     circles = find_circles(straight, cal.map, radius)
     drawn_circles = {c.station: c.radius for c in circles if c.sure}
 
-    def specks() -> dict[Section, tuple[float, ...]]:
-        return speck_shares(loaded.image, reg, cal.map, radius, drawn_circles)
+    def specks(crossed: Mapping[Section, list[Section]]) -> dict[Section, tuple[float, ...]]:
+        return speck_shares(loaded.image, reg, cal.map, radius, drawn_circles, crossed)
 
     # Specks a pixel or two wide keep their colour only where the file keeps colour at full
     # resolution: a JPEG with halved colour (what phones save) smears it into the paper.

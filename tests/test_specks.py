@@ -82,3 +82,15 @@ def test_specks_washed_into_the_paper_leave_nothing_in_doubt(scan: Sample) -> No
     soft = cv2.GaussianBlur(scan.pages[0].image, (0, 0), 2.0)
     report = analyze_sheet(soft, CAL)
     assert not any("specks" in r.reason for r in report.reading.sections.values())
+
+
+def test_where_a_drawn_section_crosses_its_stroke_is_not_counted_on_the_section_it_crosses(scan: Sample) -> None:
+    measured, _ = measure_sheet(scan.pages[0].image, CAL)
+    drawn = _drawn(scan)
+    crossed = {s: [t for t in CAL.map.crossing_partners[s] if t in drawn] for s in CAL.map.sections}
+    shares = speck_shares(scan.pages[0].image, measured.registration, CAL.map, drawn_partners=crossed)
+    blank = [s for s, ts in crossed.items() if ts and s not in drawn and s in shares]
+    assert len(blank) >= 5
+    for s in blank:
+        for t in crossed[s]:
+            assert shares[s][LINE_COLOURS.index(drawn[t])] < 0.05, (s.name, t.name)  # type: ignore[arg-type]

@@ -1299,7 +1299,7 @@ def measure_sections(
     game_map: GameMap,
     station_radius_pitch: float = 0.28,
     circles: Mapping[Point, float] | None = None,
-    specks: Callable[[], Mapping[Section, tuple[float, ...]]] | None = None,
+    specks: Callable[[Mapping[Section, list[Section]]], Mapping[Section, tuple[float, ...]]] | None = None,
 ) -> dict[Section, SegmentEvidence]:
     """Evidence for every potential section (which pencil it is, is decided by ``rebuild``).
 
@@ -1318,7 +1318,8 @@ def measure_sections(
 
     ``specks``, when given, measures the specks of pencil at the picture's own resolution
     (``vision.specks.speck_shares``): it is called only when the picture's noise is a clean
-    picture's (``SPECK_NOISE_MAX``), and what it returns is kept as ``SegmentEvidence.specks``.
+    picture's (``SPECK_NOISE_MAX``), with each section's clearly drawn crossing partners, and what
+    it returns is kept as ``SegmentEvidence.specks``.
     """
     profiles = _section_profiles(
         straight, _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
@@ -1396,12 +1397,14 @@ def measure_sections(
     guide_crossings = _band_guide_crossings(profiles, game_map)
     first = {s: measure(s, []) for s in profiles.delta}
     out = dict(first)
+    crossed: dict[Section, list[Section]] = {}
     for s in profiles.delta:
         drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
         if drawn_partners:
+            crossed[s] = drawn_partners
             out[s] = measure(s, drawn_partners)
     if specks is not None and noise <= SPECK_NOISE_MAX:
-        shares = specks()
+        shares = specks(crossed)
         out = {s: replace(ev, specks=shares[s]) if s in shares else ev for s, ev in out.items()}
     return out
 

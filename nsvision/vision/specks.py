@@ -13,9 +13,9 @@ Thames band with the guides printed over it (``THAMES_REACH``) take pencils' hue
 Along each section, clear of its symbols as the reader measures it (``detect.END_GAP``, and
 ``detect.DISC_EXTRA`` more at a departure disc) and within ``ACROSS`` of its centre line, the share of
 positions with a speck of each pencil's hue is kept (``SegmentEvidence.specks``). Where another
-section crosses it, and where a pencil circle round one of its stations does, is not counted: a
-stroke there leaves specks of its own; nor where it runs through a lattice point with no station,
-where the guides cross (``GUIDE_MARK_REACH``).
+section drawn crosses it, and where a pencil circle round one of its stations does, is not counted:
+a stroke there leaves specks of its own; nor, more narrowly, where an undrawn section crosses it or
+it runs through a lattice point with no station, where the guides cross (``GUIDE_MARK_REACH``).
 
 On a photo a camera's noise and processing make such specks, and a JPEG that keeps colour at half
 resolution (what phones save) smears them into the paper: ``pipeline.measure_sheet`` asks for them
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -50,9 +50,10 @@ DARK_REACH = 0.03
 """Lattice units around printed ink (``detect.DARK_PRINT``) within a symbol's reach (navy rings, a
 tourist site's spikes) where no speck is counted: the edges of dark print take a pencil's hue."""
 GUIDE_MARK_REACH = 0.15
-"""Lattice units either side of a lattice point with no station, on a section that runs through it,
-where no speck is counted: the guides cross there, and a print marks the crossing (the `print`
-style's grey asterisk is dense enough to take a bluish grey's hue)."""
+"""Lattice units either side of a lattice point with no station on a section that runs through it,
+and of where an undrawn section crosses it, where no speck is counted: the guides cross there, and a
+print may mark the crossing (the `print` style's grey asterisk is dense enough to take a bluish
+grey's hue)."""
 THAMES_REACH = detect.THAMES_HALF_WIDTH + SURROUND / 2
 """Lattice units either side of the Thames centre line where no speck is counted: against the band,
 the grey guides printed over it and its outline take pencils' hues (pink, blue)."""
@@ -126,10 +127,14 @@ def speck_shares(
     game_map: GameMap,
     station_radius_pitch: float = 0.28,
     circles: Mapping[Point, float] | None = None,
+    drawn_partners: Mapping[Section, Sequence[Section]] | None = None,
 ) -> dict[Section, tuple[float, ...]]:
     """Per section, the share of its measured positions with a speck of each pencil's hue, in the
     order of ``LINE_COLOURS`` (see the module doc). ``image`` is the picture ``reg`` registered (RGB
-    uint8); ``circles`` as for ``detect.measure_sections``. A section too short to measure is left out."""
+    uint8); ``circles`` as for ``detect.measure_sections``; ``drawn_partners``: per section, the
+    sections crossing it that are drawn (``detect.CROSSING_SKIP`` either side of where they cross is
+    not counted; where the others cross, ``GUIDE_MARK_REACH``). By default every crossing is taken as
+    drawn. A section too short to measure is left out."""
     paper = _paper(image, reg.pitch_px)
     dirs = np.stack([detect.pencil_hues()[c] for c in LINE_COLOURS]).astype(np.float32)
     dark = _dark_print(image, paper, reg.pitch_px)
@@ -137,7 +142,13 @@ def speck_shares(
     out: dict[Section, tuple[float, ...]] = {}
     for s in game_map.sections:
         along, px = _positions(reg, s, game_map, station_radius_pitch)
-        skip = detect._crossed(along, s, list(game_map.crossing_partners[s]), circles)
+        partners = list(game_map.crossing_partners[s])
+        drawn = partners if drawn_partners is None else list(drawn_partners.get(s, ()))
+        skip = detect._crossed(along, s, drawn, circles)
+        for t in partners:
+            if t not in drawn:
+                mark = np.abs(along - detect._crossing_at(s, t)) < GUIDE_MARK_REACH
+                skip = mark if skip is None else skip | mark
         # Printed ink is only taken for print around the symbols, as the reader does: heavy pencil
         # can be as dark.
         near = (along < _ink_reach(game_map, s.a)) | (_length(s) - along < _ink_reach(game_map, s.b))
