@@ -967,6 +967,15 @@ def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_do
     reading = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0)})
     assert reading.sections[join].colour == "purple"
     assert reading.sections[join].doubtful
+    # So is a section in doubt already (faint marks along it), read as not drawn.
+    evidence = {s: _ev(s, specks=quiet) for s in MAP.sections}  # type: ignore[arg-type]
+    for name, colour in lines.items():
+        evidence[_section(name)] = _ev(_section(name), 1.0, HUES[colour], specks=quiet)  # type: ignore[arg-type]
+    evidence[join] = _ev(join, 0.0, HUES["purple"], faint=0.7, specks=(0.0, 0.0, 0.0, 0.0))  # type: ignore[arg-type]
+    assert rebuild(evidence, MAP).sections[join].doubtful
+    assert rebuild(evidence, MAP).sections[join].colour is None
+    evidence[join] = dataclasses.replace(evidence[join], specks=(0.25, 0.0, 0.0, 0.0))
+    assert rebuild(evidence, MAP).sections[join].colour == "purple"
     both = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0), "2,7_3,6": (0.3, 0.0, 0.0, 0.0)})
     assert both.sections[join].colour is None and both.sections[_section("2,7-3,6")].colour is None
     assert both.sections[join].doubtful and both.sections[_section("2,7-3,6")].doubtful

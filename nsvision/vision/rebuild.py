@@ -1228,9 +1228,10 @@ def _specks_beside_lines(
     of that line's pencil on ``SPECK_SHARE`` of it and ``SPECK_OVER_BLANK`` times the most on the
     sheet's blank sections away from that line (none reached by it, none crossed by a drawn one), is
     in doubt: a stroke too light to leave a mark at the reader's resolution leaves specks of pigment
-    (``vision.specks``). With specks on ``SPECK_DRAWN`` of it, leaving the line at one of its stations
-    (not closing a loop), and the only such section there, the best reading draws it (as
-    ``_light_strokes_beside_lines`` does with faint marks).
+    (``vision.specks``). Such a section (in doubt already or not) with specks on ``SPECK_DRAWN`` of
+    it, leaving the line at one of its stations (not closing a loop), and the only such section
+    there, is that line going on in the best reading, still in doubt (as
+    ``_light_strokes_beside_lines`` reads faint marks).
 
     On the 120 scans of seeds 41000 and 42000 (``bench/reread.py``), the sections put in doubt so are
     the five drawn sections missed on four scans, three of those scans wrong without a flag before,
@@ -1258,14 +1259,14 @@ def _specks_beside_lines(
         least = max(SPECK_SHARE, SPECK_OVER_BLANK * max(blank))
         for s in game_map.sections:
             c, f, _r, m = decided[s]
-            if f < CONFIDENT or not plain(s) or not {s.a, s.b} & on_line[colour]:
+            share = evidence[s].specks[k] if plain(s) and {s.a, s.b} & on_line[colour] else 0.0
+            if share < least:
                 continue
-            share = evidence[s].specks[k]
-            if share >= least:
+            if f >= CONFIDENT:
                 reason = f"specks of {colour} pencil on {share:.0%} of it, next to the {colour} line"
                 decided[s] = (c, min(f, 0.65), reason, m)
-                if share >= max(SPECK_DRAWN, least) and (s.a in on_line[colour]) != (s.b in on_line[colour]):
-                    found.setdefault((colour, s.a if s.a in on_line[colour] else s.b), []).append(s)
+            if share >= SPECK_DRAWN and (s.a in on_line[colour]) != (s.b in on_line[colour]):
+                found.setdefault((colour, s.a if s.a in on_line[colour] else s.b), []).append(s)
     for (colour, _station), ss in found.items():
         if len(ss) == 1:
             c, f, r, m = decided[ss[0]]
