@@ -1235,9 +1235,10 @@ def _specks_beside_lines(
 
     On the 120 scans of seeds 41000 and 42000 (``bench/reread.py``), the sections put in doubt so are
     the five drawn sections missed on four scans, three of those scans wrong without a flag before,
-    and no other; no drawn section crossing them, their blank sections show specks of a pencil on at
-    most 3 % of them (the print's grey, navy and yellow, the band and the marks where guides cross are
-    not measured as specks).
+    and no other, and four of them are drawn (with `cream` 151024's purple 0,2-0,3, in doubt already);
+    no drawn section crossing them, their blank sections show specks of a pencil on at most 3 % of
+    them (the print's grey, navy and yellow, the band and the marks where guides cross are not
+    measured as specks).
     """
     if not any(ev.specks for ev in evidence.values()):
         return
@@ -1268,8 +1269,9 @@ def _specks_beside_lines(
             if share >= SPECK_DRAWN and (s.a in on_line[colour]) != (s.b in on_line[colour]):
                 found.setdefault((colour, s.a if s.a in on_line[colour] else s.b), []).append(s)
     for (colour, _station), ss in found.items():
-        if len(ss) == 1:
-            c, f, r, m = decided[ss[0]]
+        # (A section with specks of two such pencils is left to the first.)
+        if len(ss) == 1 and decided[ss[0]][0] is None:
+            _c, f, r, m = decided[ss[0]]
             decided[ss[0]] = (colour, min(f, 0.6), r, m)
 
 
