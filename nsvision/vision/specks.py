@@ -40,7 +40,8 @@ from nsvision.vision.channels import channel_max
 from nsvision.vision.register import Registration
 
 SPECK_CHROMA = 0.1
-"""Chroma density over the paper at which a pixel is a speck (a clean scan's noise is near 0.005)."""
+"""Chroma density over the paper from which a pixel is a speck (the reader's stroke threshold on a
+photo is 0.085: a speck is at least as plain as a photo's light stroke)."""
 SURROUND = 0.25
 """Width of the square whose lightest values are the paper a pixel is compared with, in pitches: wider
 than a stroke."""
