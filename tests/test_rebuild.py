@@ -962,8 +962,7 @@ def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_do
     assert reading.sections[join].colour is None
     assert reading.sections[join].doubtful
     assert "specks of purple pencil on 15% of it" in reading.sections[join].reason
-    # On a fifth of it and more, the line going on is the best reading, still in doubt; not where
-    # two such sections leave the line's end (which, if either, is for a person to say).
+    # On a fifth of it and more, the line going on is the best reading, still in doubt.
     reading = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0)})
     assert reading.sections[join].colour == "purple"
     assert reading.sections[join].doubtful
@@ -976,6 +975,7 @@ def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_do
     assert rebuild(evidence, MAP).sections[join].colour is None
     evidence[join] = dataclasses.replace(evidence[join], specks=(0.25, 0.0, 0.0, 0.0))
     assert rebuild(evidence, MAP).sections[join].colour == "purple"
+    # Not where two such sections leave the line's end: which, if either, is for a person to say.
     both = _with_specks(lines, quiet, **{"2,7_3,7": (0.25, 0.0, 0.0, 0.0), "2,7_3,6": (0.3, 0.0, 0.0, 0.0)})
     assert both.sections[join].colour is None and both.sections[_section("2,7-3,6")].colour is None
     assert both.sections[join].doubtful and both.sections[_section("2,7-3,6")].doubtful
