@@ -15,6 +15,9 @@ shown to change no reading at all.
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
     python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
                                                                  # reader (kept with store --file)
+    python3 bench/reread.py store accuracy --file other.pkl --jpegs-from bench/out/measured-accuracy.pkl
+                                       # read again only what is not a JPEG (the scans): for a change
+                                       # to what is measured on clean pictures only (~2 min)
 
 What is kept per sheet (``bench/out/measured-SET.pkl``): its case and truth, the reader's
 measurements (``nsvision.pipeline.Measurements``: registration, every section's pencil evidence,
@@ -31,6 +34,7 @@ import functools
 import pickle
 import sys
 import time
+from collections.abc import Collection, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -75,23 +79,50 @@ def cases(name: str, seed: int | None = None, count: int | None = None) -> list[
     return unseen.plan(unseen.COUNT, unseen.SEED, name)
 
 
-def reads(case: Case, name: str) -> list[tuple[str, Sample]]:
-    """What is read of one case in a named set: the sheet itself, sharpened, or each of its robustness
-    variants; with the variant's name ("" for the sheet itself)."""
+def _variants(case: Case, name: str) -> tuple[str, ...]:
+    """The names of the reads of one case in a named set ("" for the sheet itself)."""
     if name == "robustness":
-        return list(robustness.variants(case))
+        return robustness.READS
+    return ("sharpened",) if name == "sharpened" and case.mode == "photo" else ("",)
+
+
+def _format(case: Case, name: str, variant: str) -> str:
+    return robustness.file_format_of(variant) if name == "robustness" else file_format(case)
+
+
+def reads(case: Case, name: str, skip: Collection[str] = ()) -> list[tuple[str, Sample]]:
+    """What is read of one case in a named set: the sheet itself, sharpened, or each of its robustness
+    variants; with the variant's name ("" for the sheet itself). Those named in ``skip`` are not
+    even rendered."""
+    wanted = [v for v in _variants(case, name) if v not in skip]
+    if not wanted:
+        return []
+    if name == "robustness":
+        return list(robustness.variants(case, wanted))
     if name == "sharpened" and case.mode == "photo":
         return [("sharpened", prepared(case, SHARPEN))]
     return [("", case.sample())]
 
 
-def store_case(case: Case, name: str) -> list[dict[str, Any]]:
-    """Read one case's sheets as the CLI does; each one's case, variant, truth, measurements and outcome."""
+def store_case(
+    case: Case, name: str, jpegs: Mapping[tuple[Any, ...], dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Read one case's sheets as the CLI does; each one's case, variant, truth, measurements and outcome.
+    A read saved as JPEG that ``jpegs`` holds (by ``_key``) is taken from there, not read again."""
     cv2.setNumThreads(1)
+    kept = {}
+    for v in _variants(case, name):
+        known = (jpegs or {}).get(_key({"case": case.__dict__, "variant": v}))
+        if known is not None and _format(case, name, v) == "jpg":
+            kept[v] = known
+    fresh = dict(reads(case, name, skip=kept))
     rows = []
-    for variant, sample in reads(case, name):
-        fmt = robustness.file_format_of(variant) if name == "robustness" else file_format(case)
-        result, _seconds = read_back(sample, fmt)
+    for variant in _variants(case, name):
+        if variant in kept:
+            rows.append(kept[variant])
+            continue
+        sample = fresh[variant]
+        result, _seconds = read_back(sample, _format(case, name, variant))
         row: dict[str, Any] = {"case": case.__dict__, "variant": variant, "expected": sample.expected}
         if not isinstance(result, SheetReport):
             rows.append({**row, "error": result.error.message})
@@ -100,11 +131,17 @@ def store_case(case: Case, name: str) -> list[dict[str, Any]]:
     return rows
 
 
-def store(name: str, path: Path, workers: int, seed: int | None = None, count: int | None = None) -> None:
+def store(
+    name: str, path: Path, workers: int, seed: int | None = None, count: int | None = None, jpegs: Path | None = None
+) -> None:
     start = time.time()
     planned = cases(name, seed, count)
+    kept = {}
+    if jpegs is not None:
+        with jpegs.open("rb") as f:
+            kept = {_key(row): row for row in pickle.load(f)}
     with ProcessPoolExecutor(workers) as pool:
-        rows = [row for rs in pool.map(functools.partial(store_case, name=name), planned) for row in rs]
+        rows = [row for rs in pool.map(functools.partial(store_case, name=name, jpegs=kept), planned) for row in rs]
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         pickle.dump(rows, f)
@@ -116,8 +153,9 @@ def state(outcome: dict[str, Any]) -> str:
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
-    """What names one stored read: its case and variant."""
-    return tuple(sorted(row["case"].items())), row.get("variant", "")
+    """What names one stored read: its case (with the fields a file stored by an older bench lacks
+    at their defaults) and variant."""
+    return tuple(sorted(Case(**row["case"]).__dict__.items())), row.get("variant", "")
 
 
 _FAILED = {"correct": False, "flagged": True, "total": None, "doubtful": []}
@@ -191,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--against", type=Path, help="compare: the same set stored by a changed reader (store --file), read against it"
     )
+    ap.add_argument(
+        "--jpegs-from",
+        type=Path,
+        help="store: take the reads saved as JPEG from this stored file of the same set, reading only the "
+        "others again (for a change to what is measured on clean pictures only)",
+    )
     args = ap.parse_args(argv)
     if args.seed is not None and args.set not in ("accuracy", "unseen"):
         ap.error("--seed is for the accuracy and unseen sets only")
@@ -198,10 +242,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--count is a positive number of unseen prints to store")
     if args.against is not None and (args.action != "compare" or not args.against.exists()):
         ap.error("--against names a stored file of the same set, for compare")
+    if args.jpegs_from is not None and (args.action != "store" or not args.jpegs_from.exists()):
+        ap.error("--jpegs-from names a stored file of the same set, for store")
     kept = f"measured-{args.set}" + (f"-{args.seed}" if args.seed is not None else "") + ".pkl"
     path = args.file or Path(__file__).resolve().parent / "out" / kept
     if args.action == "store":
-        store(args.set, path, args.workers, args.seed, args.count)
+        store(args.set, path, args.workers, args.seed, args.count, args.jpegs_from)
         return 0
     if not path.exists():
         seed = f" --seed {args.seed}" if args.seed is not None else ""
