@@ -70,6 +70,13 @@ def test_specks_are_measured_on_a_scan_not_on_a_photo(scan: Sample, tmp_path: Pa
     [from_jpeg] = analyze_file(jpeg, CAL)
     assert isinstance(from_jpeg, SheetReport) and from_jpeg.reading is not None
     assert not any(r.evidence.specks for r in from_jpeg.reading.sections.values())
+    # Nor from the scan saved as a PDF (its page a JPEG, as scanners store them), where the
+    # compression fringes strokes with colour; from the scan saved as PNG, they are.
+    for fmt, measured in (("pdf", False), ("png", True)):
+        path = next(p for p in write_sample(scan, tmp_path / fmt, fmt=fmt) if p.suffix != ".json")
+        [read] = analyze_file(path, CAL)
+        assert isinstance(read, SheetReport) and read.reading is not None
+        assert any(r.evidence.specks for r in read.reading.sections.values()) is measured, fmt
 
 
 def test_a_stroke_that_leaves_only_specks_on_a_scan_is_named_in_doubt(scan: Sample) -> None:
