@@ -17,10 +17,11 @@ section drawn crosses it, and where a pencil circle round one of its stations do
 a stroke there leaves specks of its own; nor, more narrowly, where an undrawn section crosses it or
 it runs through a lattice point with no station, where the guides cross (``GUIDE_MARK_REACH``).
 
-On a photo a camera's noise and processing make such specks, and a JPEG that keeps colour at half
-resolution (what phones save) smears them into the paper: ``pipeline.measure_sheet`` asks for them
-only when the file keeps colour whole, and ``detect.measure_sections`` only when the picture's noise
-is a scan's (``detect.SPECK_NOISE_MAX``). What they mean is decided by the rebuild
+On a photo a camera's noise and processing make such specks, and a lossy file (a JPEG, which
+phones save with colour at half resolution; a PDF's JPEG pages) smears them into the paper and
+fringes strokes with colour: ``pipeline.measure_sheet`` asks for them only from a lossless file or
+pixels in memory (``pipeline.SPECK_FORMATS``), and ``detect.measure_sections`` only when the
+picture's noise is a scan's (``detect.SPECK_NOISE_MAX``). What they mean is decided by the rebuild
 (``_specks_beside_lines``), against the same sheet's blank sections: a print's tinted guides make
 specks of their own hue.
 """
