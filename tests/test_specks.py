@@ -112,3 +112,16 @@ def test_where_a_drawn_section_crosses_its_stroke_is_not_counted_on_the_section_
     for s in blank:
         for t in crossed[s]:
             assert shares[s][LINE_COLOURS.index(drawn[t])] < 0.05, (s.name, t.name)  # type: ignore[arg-type]
+
+
+def test_sections_beyond_the_edge_of_a_scan_cut_off_are_not_measured(scan: Sample) -> None:
+    # The scan cut off on the left, through the lattice's first column: what lies beyond the edge
+    # is not counted as specks (the picture's edge pixels stood in for it).
+    image = scan.pages[0].image
+    cut = np.ascontiguousarray(image[:, int(image.shape[1] * 0.12) :])
+    report = analyze_sheet(cut, CAL)
+    assert report.registration is not None and report.reading is not None
+    gone = [s for s in CAL.map.sections if s.a[0] == 0 and s.b[0] == 0]
+    assert gone and all(report.registration.lattice_to_px(np.array([s.a]))[0][0] < 0 for s in gone)
+    assert not any(report.reading.sections[s].evidence.specks for s in gone)
+    assert not any("specks" in r.reason for r in report.reading.sections.values())

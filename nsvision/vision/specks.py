@@ -159,6 +159,8 @@ def speck_shares(
             mark = np.abs(along - _length(s) * i / steps) < GUIDE_MARK_REACH
             skip = mark if skip is None else skip | mark
         keep = np.ones(len(along), dtype=bool) if skip is None else ~skip
+        # A position beyond the picture's edge (a sheet scanned cut off) is not measured.
+        keep &= ((px >= 0) & (px <= np.array([w - 1, h - 1]))).all(axis=(1, 2))
         if keep.sum() < 3:
             continue
         px, near = px[keep], near[keep]
