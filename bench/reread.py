@@ -30,7 +30,6 @@ Python pickle, for this checkout's own use: do not load one from elsewhere.
 from __future__ import annotations
 
 import argparse
-import functools
 import pickle
 import sys
 import time
@@ -136,12 +135,18 @@ def store(
 ) -> None:
     start = time.time()
     planned = cases(name, seed, count)
-    kept = {}
+    kept: dict[tuple[Any, ...], dict[str, Any]] = {}
     if jpegs is not None:
         with jpegs.open("rb") as f:
             kept = {_key(row): row for row in pickle.load(f)}
+    # Each case is sent its own stored reads only (the whole file, sent with every case, took longer
+    # than reading the scans).
+    mine = [
+        {k: kept[k] for v in _variants(c, name) if (k := _key({"case": c.__dict__, "variant": v})) in kept}
+        for c in planned
+    ]
     with ProcessPoolExecutor(workers) as pool:
-        rows = [row for rs in pool.map(functools.partial(store_case, name=name, jpegs=kept), planned) for row in rs]
+        rows = [row for rs in pool.map(store_case, planned, [name] * len(planned), mine) for row in rs]
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         pickle.dump(rows, f)
