@@ -1243,24 +1243,25 @@ def _specks_beside_lines(
     if not any(ev.specks for ev in evidence.values()):
         return
     on_line, _ends = _line_stations(decided)
-
-    def plain(s: Section) -> bool:
-        return (
-            decided[s][0] is None
-            and bool(evidence[s].specks)
-            and not any(decided[t][0] is not None for t in game_map.crossing_partners[s])
-        )
-
+    # Read as not drawn, measured, and no drawn section across it (no colour is decided below until
+    # every pencil has been looked at, so this holds for all four).
+    plain = [
+        s
+        for s in game_map.sections
+        if decided[s][0] is None
+        and evidence[s].specks
+        and not any(decided[t][0] is not None for t in game_map.crossing_partners[s])
+    ]
     found: dict[tuple[Colour, Point], list[Section]] = {}
     for k, colour in enumerate(LINE_COLOURS):
         reaches = on_line[colour] | {game_map.departure(colour)}
-        blank = [evidence[s].specks[k] for s in game_map.sections if plain(s) and not {s.a, s.b} & reaches]
+        blank = [evidence[s].specks[k] for s in plain if not {s.a, s.b} & reaches]
         if not blank:
             continue
         least = max(SPECK_SHARE, SPECK_OVER_BLANK * max(blank))
-        for s in game_map.sections:
+        for s in plain:
             c, f, _r, m = decided[s]
-            share = evidence[s].specks[k] if plain(s) and {s.a, s.b} & on_line[colour] else 0.0
+            share = evidence[s].specks[k] if {s.a, s.b} & on_line[colour] else 0.0
             if share < least:
                 continue
             if f >= CONFIDENT:
