@@ -103,17 +103,11 @@ def reads(case: Case, name: str, skip: Collection[str] = ()) -> list[tuple[str, 
     return [("", case.sample())]
 
 
-def store_case(
-    case: Case, name: str, jpegs: Mapping[tuple[Any, ...], dict[str, Any]] | None = None
-) -> list[dict[str, Any]]:
+def store_case(case: Case, name: str, stored: Mapping[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Read one case's sheets as the CLI does; each one's case, variant, truth, measurements and outcome.
-    A read saved as JPEG that ``jpegs`` holds (by ``_key``) is taken from there, not read again."""
+    A read saved as JPEG that ``stored`` holds (by variant) is taken from there, not read again."""
     cv2.setNumThreads(1)
-    kept = {}
-    for v in _variants(case, name):
-        known = (jpegs or {}).get(_key({"case": case.__dict__, "variant": v}))
-        if known is not None and _format(case, name, v) == "jpg":
-            kept[v] = known
+    kept = {v: row for v, row in (stored or {}).items() if _format(case, name, v) == "jpg"}
     fresh = dict(reads(case, name, skip=kept))
     rows = []
     for variant in _variants(case, name):
@@ -139,10 +133,10 @@ def store(
     if jpegs is not None:
         with jpegs.open("rb") as f:
             kept = {_key(row): row for row in pickle.load(f)}
-    # Each case is sent its own stored reads only (the whole file, sent with every case, took longer
-    # than reading the scans).
+    # Each case is sent its own stored reads only, by variant (the whole file, sent with every case,
+    # took longer than reading the scans).
     mine = [
-        {k: kept[k] for v in _variants(c, name) if (k := _key({"case": c.__dict__, "variant": v})) in kept}
+        {v: kept[k] for v in _variants(c, name) if (k := _key({"case": c.__dict__, "variant": v})) in kept}
         for c in planned
     ]
     with ProcessPoolExecutor(workers) as pool:
