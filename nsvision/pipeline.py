@@ -479,14 +479,6 @@ def _as_page(image: np.ndarray | LoadedPage, source: str, page: int) -> LoadedPa
     return image if isinstance(image, LoadedPage) else replace(load_array(image, source), page=page)
 
 
-SPECK_FORMATS = ("png", "tiff", "bmp", "array")
-"""Where specks of pencil are measured (``vision.specks``): a lossless picture, or pixels handed over
-in memory. Specks a pixel or two wide keep their colour only there: a JPEG (a phone's halves its
-colour), a lossy WebP or HEIC smear it into the paper, and their compression fringes strokes with
-colour of its own. A PDF's pages are left out too, scanners store JPEGs in them: the 60 scans of
-seed 42000's plan saved as PDF put four blank sections in doubt for specks (none as PNG)."""
-
-
 def measure_sheet(
     image: np.ndarray | LoadedPage, calibration: Calibration | None = None, *, source: str = "<image>", page: int = 1
 ) -> tuple[Measurements, Straightened]:
@@ -513,9 +505,12 @@ def measure_sheet(
     def specks(crossed: Mapping[Section, list[Section]]) -> dict[Section, tuple[float, ...]]:
         return speck_shares(loaded.image, reg, cal.map, radius, drawn_circles, crossed)
 
-    evidence = measure_sections(
-        straight, cal.map, radius, drawn_circles, specks if loaded.format in SPECK_FORMATS else None
-    )
+    # Specks a pixel or two wide keep their colour only where the pixels were stored losslessly: a
+    # JPEG (a phone's halves its colour), a lossy WebP or HEIC, a PDF's JPEG pages smear them into the
+    # paper and fringe strokes with colour of their own (seed 42000's 60 scans saved as PDF with JPEG
+    # pages put four blank sections in doubt for specks; as PNG none, and a PDF page stored with
+    # Flate renders pixel for pixel as the PNG it was made from).
+    evidence = measure_sections(straight, cal.map, radius, drawn_circles, specks if loaded.lossless else None)
     measured = Measurements(
         source=source,
         page=page,

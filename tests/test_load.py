@@ -582,6 +582,56 @@ def test_a_jpeg_that_keeps_colour_at_half_resolution_says_so(tmp_path: Path, sub
     assert load_page(path).to_dict()["colour_halved"] is halved
 
 
+def _lossless_pdf(path: Path, deflate: bool) -> Path:
+    """A scanner's PDF whose page is stored as PNG pixels: Flate-compressed, or not compressed."""
+    _, png = cv2.imencode(".png", cv2.cvtColor(quadrants(), cv2.COLOR_RGB2BGR))
+    doc = pymupdf.open()
+    page = doc.new_page(width=480 * 72 / 150, height=360 * 72 / 150)
+    page.insert_image(page.rect, stream=png.tobytes())
+    doc.save(path, deflate=deflate)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "lossless"),
+    [
+        (lambda p: save(quadrants(), p / "q.png", "PNG"), True),
+        (lambda p: save(quadrants(), p / "q.bmp", "BMP"), True),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF"), True),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_lzw"), True),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_adobe_deflate"), True),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="jpeg"), False),
+        (lambda p: save(quadrants(), p / "q.jpg", "JPEG", quality=95, subsampling=0), False),
+        (lambda p: save(quadrants(), p / "q.webp", "WEBP"), False),
+        (lambda p: save(quadrants(), p / "q.heic", "HEIF"), False),
+        (lambda p: scan_pdf(p / "jpeg-pages.pdf", [quadrants()]), False),
+        (lambda p: _lossless_pdf(p / "flate-pages.pdf", deflate=True), True),
+        (lambda p: _lossless_pdf(p / "raw-pages.pdf", deflate=False), True),
+    ],
+    ids=[
+        *("png", "bmp", "tiff", "tiff-lzw", "tiff-deflate", "tiff-jpeg", "jpeg-444", "webp", "heic"),
+        *("pdf-jpeg", "pdf-flate", "pdf-raw"),
+    ],
+)
+def test_whether_the_pixels_were_stored_losslessly(
+    tmp_path: Path, make: Callable[[Path], Path], lossless: bool
+) -> None:
+    # Specks of pencil a pixel wide are measured only where no lossy compression smeared them.
+    page = load_page(make(tmp_path))
+    assert page.lossless is lossless
+    assert page.to_dict()["lossless"] is lossless
+    assert_quadrants(page, (TL, TR, BL, BR), tol=30)
+
+
+def test_a_pdf_page_without_a_scan_is_not_lossless_and_an_array_in_memory_is(tmp_path: Path) -> None:
+    # A page drawn by a program is rendered at a size of our choosing, not as anything was scanned.
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842).draw_rect(pymupdf.Rect(10, 10, 300, 400), color=None, fill=(1, 0, 0))
+    doc.save(tmp_path / "drawn.pdf")
+    assert not load_page(tmp_path / "drawn.pdf").lossless
+    assert load_array(quadrants()).lossless
+
+
 def test_colour_is_whole_in_a_lossless_picture_and_in_a_jpeg_decoded_at_half_size(tmp_path: Path) -> None:
     assert not load_page(save(quadrants(), tmp_path / "q.png", "PNG")).colour_halved
     big = save(quadrants(2400, 1800), tmp_path / "big.jpg", "JPEG", quality=90, subsampling=2)

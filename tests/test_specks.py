@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pymupdf
 import pytest
 
 from nsvision.calibration import load_calibration
@@ -70,13 +71,25 @@ def test_specks_are_measured_on_a_scan_not_on_a_photo(scan: Sample, tmp_path: Pa
     [from_jpeg] = analyze_file(jpeg, CAL)
     assert isinstance(from_jpeg, SheetReport) and from_jpeg.reading is not None
     assert not any(r.evidence.specks for r in from_jpeg.reading.sections.values())
-    # Nor from the scan saved as a PDF (its page a JPEG, as scanners store them), where the
-    # compression fringes strokes with colour; from the scan saved as PNG, they are.
-    for fmt, measured in (("pdf", False), ("png", True)):
-        path = next(p for p in write_sample(scan, tmp_path / fmt, fmt=fmt) if p.suffix != ".json")
+    # Nor from the scan saved as a PDF with its page a JPEG (as most scanners store them), where the
+    # compression fringes strokes with colour; from the scan saved as PNG, or as a PDF whose page is
+    # stored losslessly (Flate), they are.
+    png = next(p for p in write_sample(scan, tmp_path / "png", fmt="png") if p.suffix != ".json")
+    jpeg_pdf = next(p for p in write_sample(scan, tmp_path / "pdf", fmt="pdf") if p.suffix != ".json")
+    doc = pymupdf.open()
+    height, width = scan.pages[0].image.shape[:2]
+    doc.new_page(width=width * 72 / 300, height=height * 72 / 300).insert_image(
+        pymupdf.Rect(0, 0, width * 72 / 300, height * 72 / 300), filename=str(png)
+    )
+    flate_pdf = tmp_path / "flate.pdf"
+    doc.save(flate_pdf, deflate=True)
+    for path, measured in ((jpeg_pdf, False), (png, True), (flate_pdf, True)):
         [read] = analyze_file(path, CAL)
         assert isinstance(read, SheetReport) and read.reading is not None
-        assert any(r.evidence.specks for r in read.reading.sections.values()) is measured, fmt
+        assert any(r.evidence.specks for r in read.reading.sections.values()) is measured, path.name
+        if measured:
+            # The stroke only specks show (see the next test) is named in doubt from either file.
+            assert "0,0-1,1" in read.doubtful_sections, path.name
 
 
 def test_a_stroke_that_leaves_only_specks_on_a_scan_is_named_in_doubt(scan: Sample) -> None:

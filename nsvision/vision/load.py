@@ -44,6 +44,15 @@ PDF_LONG_SIDE_PX = 3300
 """Long side (px) a PDF page without a full-page scan is rendered at."""
 SCAN_COVERAGE = 0.5
 """A PDF page whose largest image covers this share of it is a scan, rendered at the scan's own resolution."""
+LOSSLESS_TIFF = frozenset(
+    {"raw", "tiff_raw_16", "tiff_lzw", "packbits", "tiff_deflate", "tiff_adobe_deflate", "lzma", "zstd"}
+)
+"""TIFF compressions (Pillow's names) that keep every pixel as scanned."""
+LOSSLESS_PDF_FILTERS = frozenset(
+    {"FlateDecode", "Fl", "LZWDecode", "LZW", "RunLengthDecode", "RL", "ASCIIHexDecode", "AHx", "ASCII85Decode", "A85"}
+)
+"""PDF stream filters (full and abbreviated names) that keep every pixel of a scan as scanned; an
+image with none is stored uncompressed."""
 
 # Pillow warns above MAX_IMAGE_PIXELS and refuses twice that; our decoding blocks turn the warning into an
 # error too, so a decompression bomb (a tiny file claiming billions of pixels) is refused before any
@@ -107,6 +116,13 @@ class LoadedPage:
     """The file keeps colour at half the resolution of brightness, at the size decoded: a JPEG with
     4:2:0 or 4:2:2 chroma subsampling (what phones and messaging apps save) decoded at full size.
     A pencil stroke a few pixels wide then loses much of its colour (see ``pipeline.review_reasons``)."""
+    lossless: bool = True
+    """The pixels are as the scanner or camera stored them, without lossy compression: PNG, BMP,
+    TIFF (unless compressed as JPEG or WebP), a PDF page whose scan is stored losslessly (Flate, LZW,
+    run-length or uncompressed), an array in memory. False for JPEG, WebP, HEIC, AVIF, a PDF page
+    stored as JPEG or JPEG 2000 (what most scanners save) and a PDF page with no full-page scan.
+    Lossy compression fringes a pencil's strokes with colour of its own and smears specks a pixel
+    or two wide into the paper (see ``vision.specks``)."""
 
     def __post_init__(self) -> None:
         # Every stage reads the same pixels: a read-only array makes an accidental in-place edit fail
@@ -130,6 +146,7 @@ class LoadedPage:
             "scale": round(self.scale, 6),
             "exif_orientation": self.exif_orientation,
             "colour_halved": self.colour_halved,
+            "lossless": self.lossless,
         }
 
 
@@ -489,6 +506,7 @@ def _decode_frame(im: Image.Image, frames: list[int], page: int, src: str, kind:
                 # Pillow picks the largest DCT scale that keeps at least the requested size: exactly 1/d.
                 im.draft("RGB", (stored[0] // d, stored[1] // d))
         im.load()
+        lossless = kind in ("png", "bmp") or (kind == "tiff" and im.info.get("compression") in LOSSLESS_TIFF)
         pending = _pending_orientation(im, kind)
         # exif_transpose copies even when there is nothing to do: skip it for upright pictures.
         shown = ImageOps.exif_transpose(im) if pending != 1 else im
@@ -514,6 +532,7 @@ def _decode_frame(im: Image.Image, frames: list[int], page: int, src: str, kind:
         exif_orientation=orientation,
         format=kind,
         colour_halved=halved and target == original,
+        lossless=lossless,
     )
 
 
@@ -641,18 +660,31 @@ def _has_pdf_end(file: Path) -> bool:
         return b"%%EOF" in fh.read()
 
 
-def _pdf_native_zoom(pg: Any) -> float:
-    """Render scale (px per point) for a page: a full-page scan at its own resolution, else a fixed long side."""
+def _pdf_scan(pg: Any) -> tuple[float, bool]:
+    """Render scale (px per point) for a page: a full-page scan at its own resolution, else a fixed
+    long side; and whether that scan is stored losslessly (False for a page with none)."""
     rect = pg.rect
     page_area = rect.width * rect.height
-    best_area, zoom = 0.0, PDF_LONG_SIDE_PX / max(rect.width, rect.height)
+    best_area, zoom, scan = 0.0, PDF_LONG_SIDE_PX / max(rect.width, rect.height), (0, 0)
     for info in pg.get_image_info():
         a, b, c, d = info["transform"][:4]
         shown_area = math.hypot(a, b) * math.hypot(c, d)
         pixels = info["width"] * info["height"]
         if shown_area >= SCAN_COVERAGE * page_area and shown_area > best_area and pixels > 0:
-            best_area, zoom = shown_area, math.sqrt(pixels / shown_area)
-    return zoom
+            best_area, zoom, scan = shown_area, math.sqrt(pixels / shown_area), (info["width"], info["height"])
+    # The scan's stored form, from the page's images of its size (asking get_image_info for xrefs
+    # would hash every image: 0.6 s on a 300 dpi A4 page). An inline image is in no such list.
+    xrefs = [im[0] for im in pg.get_images(full=True) if (im[2], im[3]) == scan]
+    return zoom, bool(xrefs) and all(_lossless_filters(pg.parent.xref_get_key(x, "Filter")) for x in xrefs)
+
+
+def _lossless_filters(key: tuple[str, str]) -> bool:
+    """Whether a PDF image's ``/Filter`` entry (``xref_get_key``'s type and value) keeps every pixel."""
+    kind, value = key
+    if kind == "null":
+        return True
+    names = value.strip("[]").replace("/", " ").split()
+    return kind in ("name", "array") and all(n in LOSSLESS_PDF_FILTERS for n in names)
 
 
 def _render_pdf_page(doc: Any, page: int, src: str, max_pixels: int) -> LoadedPage:
@@ -664,7 +696,7 @@ def _render_pdf_page(doc: Any, page: int, src: str, max_pixels: int) -> LoadedPa
         rect = pg.rect
         if rect.width < 1 or rect.height < 1:
             raise InputError(src, f"{what or 'the page '}has no area", "export the PDF again")
-        native = _pdf_native_zoom(pg)
+        native, lossless = _pdf_scan(pg)
     original = (max(1, round(rect.width * native)), max(1, round(rect.height * native)))
     _check_min_side(src, original, what)
     zoom = min(native, math.sqrt(max_pixels / (rect.width * rect.height)))
@@ -694,4 +726,5 @@ def _render_pdf_page(doc: Any, page: int, src: str, max_pixels: int) -> LoadedPa
         scale=w / original[0],
         exif_orientation=1,
         format="pdf",
+        lossless=lossless,
     )

@@ -18,9 +18,10 @@ a stroke there leaves specks of its own; nor, more narrowly, where an undrawn se
 it runs through a lattice point with no station, where the guides cross (``GUIDE_MARK_REACH``).
 
 On a photo a camera's noise and processing make such specks, and a lossy file (a JPEG, which
-phones save with colour at half resolution; a PDF's JPEG pages) smears them into the paper and
-fringes strokes with colour: ``pipeline.measure_sheet`` asks for them only from a lossless file or
-pixels in memory (``pipeline.SPECK_FORMATS``), and ``detect.measure_sections`` only when the
+phones save with colour at half resolution; the JPEG pages most scanners put in a PDF) smears them
+into the paper and fringes strokes with colour: ``pipeline.measure_sheet`` asks for them only from
+pixels stored losslessly (``LoadedPage.lossless``: PNG, BMP, most TIFF, a PDF page stored with
+Flate; pixels in memory), and ``detect.measure_sections`` only when the
 picture's noise is a scan's (``detect.SPECK_NOISE_MAX``). What they mean is decided by the rebuild
 (``_specks_beside_lines``), against the same sheet's blank sections: a print's tinted guides make
 specks of their own hue.
