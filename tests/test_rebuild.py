@@ -971,8 +971,8 @@ def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_do
     for name, colour in lines.items():
         evidence[_section(name)] = _ev(_section(name), 1.0, HUES[colour], specks=quiet)  # type: ignore[arg-type]
     evidence[join] = _ev(join, 0.0, HUES["purple"], faint=0.7, specks=(0.0, 0.0, 0.0, 0.0))  # type: ignore[arg-type]
-    assert rebuild(evidence, MAP).sections[join].doubtful
-    assert rebuild(evidence, MAP).sections[join].colour is None
+    alone = rebuild(evidence, MAP).sections[join]
+    assert alone.doubtful and alone.colour is None
     evidence[join] = dataclasses.replace(evidence[join], specks=(0.25, 0.0, 0.0, 0.0))
     assert rebuild(evidence, MAP).sections[join].colour == "purple"
     # Not where two such sections leave the line's end: which, if either, is for a person to say.
