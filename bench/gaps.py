@@ -34,7 +34,7 @@ import numpy as np
 from accuracy import Case, plan  # beside this script
 
 from nsvision.calibration import load_calibration
-from nsvision.game.board import LINE_COLOURS
+from nsvision.game.board import LINE_COLOURS, Section, parse_section_name
 from nsvision.pipeline import decide, measure_sheet
 from nsvision.render.sample import write_sample
 from nsvision.vision import detect
@@ -58,9 +58,9 @@ def gap_density(case: Case) -> dict[str, Any]:
     assert report.reading is not None
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     positions = detect._sample_positions(straight, cal.map, radius, detect.END_GAP, detect.DISC_EXTRA)
-    drawn = {"-".join(p) for c in LINE_COLOURS for p in sample.expected["network"]["lines"][c]}
-    drawn |= {"-".join(reversed(p)) for c in LINE_COLOURS for p in sample.expected["network"]["lines"][c]}
-    values: dict[str, float] = {}
+    lines = sample.expected["network"]["lines"]
+    drawn = {parse_section_name("-".join(p)) for c in LINE_COLOURS for p in lines[c]}
+    values: dict[Section, float] = {}
     for s, along in positions.items():
         pts = detect._points_across(straight, s, along, np.array([0.0]))
         xs, ys = pts[..., 0].ravel(), pts[..., 1].ravel()
@@ -70,17 +70,17 @@ def gap_density(case: Case) -> dict[str, Any]:
         density = detect._sample(straight.density, xs, ys)
         guide = density.min(axis=1)
         gaps = ok & (guide <= np.percentile(guide[ok], GAP_SHARE))
-        values[s.name] = float(np.median(density.mean(axis=1)[gaps]))
-    blank = np.array([v for n, v in values.items() if n not in drawn])
+        values[s] = float(np.median(density.mean(axis=1)[gaps]))
+    blank = np.array([v for s, v in values.items() if s not in drawn])
     med, p99 = float(np.median(blank)), float(np.percentile(blank, 99))
 
     def score(v: float) -> float:
         return (v - med) / max(p99 - med, 1e-3)
 
     missed = [
-        (r.section.name, round(score(values[r.section.name]), 2), r.doubtful)
+        (r.section.name, round(score(values[r.section]), 2), r.doubtful)
         for r in report.reading.sections.values()
-        if r.section.name in drawn and r.colour is None and r.section.name in values
+        if r.section in drawn and r.colour is None and r.section in values
     ]
     return {"case": case.__dict__, "top_blank": round(max(score(v) for v in blank), 2), "missed": missed}
 
