@@ -681,14 +681,6 @@ class SegmentEvidence:
     (``vision.specks``): a stroke too light to leave a mark at the reader's resolution leaves them.
     Empty where not measured (a photo, a section too short)."""
 
-    gap: float = field(default=float("nan"), compare=False)
-    """The paper's luminance density (mean of the three channels' density) on the section's centre
-    line where its printed guide is lightest: the median over the lightest ``GAP_SHARE`` of the
-    positions clear of masked print and of the Thames band. Between a dashed guide's dashes a blank
-    section leaves paper and any stroke darkens it, whatever a JPEG did to the stroke's colour. NaN
-    where fewer than ``GAP_MIN_POSITIONS`` positions are clear. Raw: ``rebuild`` scores it against
-    the same sheet's blank sections."""
-
     def to_dict(self) -> dict[str, object]:
         return {
             "section": self.section.name,
@@ -705,7 +697,6 @@ class SegmentEvidence:
             "beside": len(self.beside),
             "clear_chroma": [round(v, 3) for v in self.clear_chroma],
             **({"specks": [round(v, 3) for v in self.specks]} if self.specks else {}),
-            **({"gap": round(self.gap, 4)} if np.isfinite(self.gap) else {}),
         }
 
 
@@ -739,8 +730,6 @@ class _Profiles:
     ``_beside_marks``); zero where there is none."""
     clipped: dict[Section, np.ndarray] | None = None
     """Per sample: on paper clipped in some channel (``Straightened.clipped``)."""
-    gap: dict[Section, float] | None = None
-    """Per section: ``SegmentEvidence.gap``."""
 
 
 def _sample_positions(
@@ -767,23 +756,6 @@ def _points_across(straight: Straightened, s: Section, t: np.ndarray, offsets: n
     b = np.array(straight.lattice_to_px(*s.b))
     d = (b - a) / float(np.linalg.norm(b - a))
     return (a + t[:, None] * d)[:, None, :] + (offsets[:, None] * straight.px_per_pitch) * np.array([-d[1], d[0]])
-
-
-GAP_SHARE = 30
-"""Percentile of a section's centre-line positions, by their darkest channel's density, at or under
-which a position counts as between a dashed guide's dashes (``SegmentEvidence.gap``)."""
-GAP_MIN_POSITIONS = 8
-"""Fewest centre-line positions clear of masked print and of the band for ``SegmentEvidence.gap``."""
-
-
-def _gap_density(centre: np.ndarray, clear: np.ndarray) -> float:
-    """``SegmentEvidence.gap`` from a section's centre-line density, (samples, 3), and which samples
-    are clear of masked print and of the band."""
-    if clear.sum() < GAP_MIN_POSITIONS:
-        return float("nan")
-    guide = centre.min(axis=1)
-    gaps = clear & (guide <= np.percentile(guide[clear], GAP_SHARE))
-    return float(np.median(centre.mean(axis=1)[gaps]))
 
 
 def _section_profiles(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> _Profiles:
@@ -825,7 +797,6 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     printed: dict[Section, np.ndarray] = {}
     presence: dict[Section, np.ndarray] = {}
     band_edge: dict[Section, np.ndarray] = {}
-    gap: dict[Section, float] = {}
     pos = 0
     for s, n_t in owners:
         here = slice(pos, pos + n_t * n_off)
@@ -872,7 +843,6 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             under = _chroma(blank[here].reshape(n_t, n_off, 3))
             printed[s] = _smooth_along(under[np.arange(n_t), pick], ~skip[:, centre])
         ok = ~skip[:, centre]
-        gap[s] = _gap_density(block[:, centre], ok & ~river[s])
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
         if rest is not None:
@@ -901,7 +871,6 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         band_edge,
         _beside_marks(straight, positions),
         clipped,
-        gap,
     )
 
 
@@ -1437,8 +1406,7 @@ def measure_sections(
     if specks is not None and noise <= SPECK_NOISE_MAX:
         shares = specks(crossed)
         out = {s: replace(ev, specks=shares[s]) if s in shares else ev for s, ev in out.items()}
-    gaps = profiles.gap or {}
-    return {s: replace(ev, gap=gaps.get(s, float("nan"))) for s, ev in out.items()}
+    return out
 
 
 GUIDE_CROSSING_SKIP = 0.12
