@@ -157,7 +157,7 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(Case(**row["case"]).__dict__.items())), row.get("variant", "")
 
 
-_FAILED = {"correct": False, "flagged": True, "total": None, "doubtful": []}
+_FAILED: dict[str, Any] = {"correct": False, "flagged": True, "total": None, "doubtful": []}
 """The outcome of a read that found no map or was refused: the same whatever the rebuild."""
 
 
@@ -206,9 +206,10 @@ def compare(name: str, path: Path, every: bool, against: Path | None = None) -> 
         print(f"  {label:20s} {a:4d} -> {b:4d}")
     for variant in dict.fromkeys(row["variant"] for row in rows if row.get("variant")):
         mine = [i for i, row in enumerate(rows) if row.get("variant") == variant]
-        a, b = outcomes([then[i] for i in mine]), outcomes([now[i] for i in mine])
-        if a != b:
-            print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in zip(labels, a, b, strict=True)))
+        was, now_ = outcomes([then[i] for i in mine]), outcomes([now[i] for i in mine])
+        if was != now_:
+            pairs = zip(labels, was, now_, strict=True)
+            print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in pairs))
     return outcomes(now)[3]
 
 

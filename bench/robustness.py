@@ -41,6 +41,7 @@ from accuracy import Case, outcome_cells, plan, read_sample, transformed, unshar
 from nsvision.calibration import load_calibration
 from nsvision.game.board import (
     LINE_COLOURS,
+    Colour,
     GameMap,
     Section,
     parse_section_name,
@@ -273,7 +274,7 @@ def _game_map() -> GameMap:
     return load_calibration().map
 
 
-def _erased_section(sample: Sample) -> tuple[str, Section] | None:
+def _erased_section(sample: Sample) -> tuple[Colour, Section] | None:
     """A section leaving a line's end (the longest line's, else the next longest's) to a station no
     line visits, crossing no drawn section: where a player who drew a wrong section would rub it out."""
     game_map = _game_map()
@@ -306,7 +307,7 @@ def _erased(sample: Sample) -> Sample:
     pages = []
     for page in sample.pages:
         h, w = page.image.shape[:2]
-        mask = np.zeros((h, w), np.float32)
+        mask: np.ndarray = np.zeros((h, w), np.float32)
         cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1.0, max(2, int(0.06 * pitch)), cv2.LINE_AA)
         mask = cv2.GaussianBlur(mask, (0, 0), max(0.5, 0.015 * pitch))
         grain = cv2.GaussianBlur(rng.uniform(0.4, 1.0, (h, w)).astype(np.float32), (0, 0), 1.0)

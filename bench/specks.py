@@ -67,9 +67,9 @@ def run_case(case: Case) -> dict[str, Any]:
         if s not in shares:
             continue
         colours = drawn.get(s, [])
-        crossed = any(t in drawn for t in cal.map.crossing_partners[s])
+        across = any(t in drawn for t in cal.map.crossing_partners[s])
         # A blank section compared with missed strokes: no drawn section crosses it.
-        blank = not (colours or crossed)
+        blank = not (colours or across)
         lines_here = at.get(s.a, set()) | at.get(s.b, set())
         row["sections"].append(
             {
