@@ -206,9 +206,9 @@ def compare(name: str, path: Path, every: bool, against: Path | None = None) -> 
         print(f"  {label:20s} {a:4d} -> {b:4d}")
     for variant in dict.fromkeys(row["variant"] for row in rows if row.get("variant")):
         mine = [i for i, row in enumerate(rows) if row.get("variant") == variant]
-        was, now_ = outcomes([then[i] for i in mine]), outcomes([now[i] for i in mine])
-        if was != now_:
-            pairs = zip(labels, was, now_, strict=True)
+        counted_then, counted_now = outcomes([then[i] for i in mine]), outcomes([now[i] for i in mine])
+        if counted_then != counted_now:
+            pairs = zip(labels, counted_then, counted_now, strict=True)
             print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in pairs))
     return outcomes(now)[3]
 
