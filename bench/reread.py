@@ -12,6 +12,8 @@ shown to change no reading at all.
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
     python3 bench/reread.py compare accuracy --seed 3000   # the sheets stored from that seed
+    python3 bench/reread.py compare accuracy --by-strength # ... and its legal photos by quarter of the
+                                                         # strength sweep
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
     python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
                                                                  # reader (kept with store --file)
@@ -168,7 +170,29 @@ def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
     return judge(decide(row["measurements"], cal), row["expected"])
 
 
-def compare(name: str, path: Path, every: bool, against: Path | None = None) -> int:
+STRENGTH_BINS = 4
+"""``compare --by-strength``: the strength sweep (0 to 1) cut into this many equal parts."""
+
+
+def by_strength(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
+    """A table of the legal photos' outcomes ``now`` (decided again, in the order of ``rows``) by
+    part of the strength sweep: where the photos' errors and flags lie, easy pictures to hard."""
+    lines = [
+        "| strength | photos | total exact | fully right | flagged | wrong, not flagged |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    parts: list[list[dict[str, Any]]] = [[] for _ in range(STRENGTH_BINS)]
+    for row, outcome in zip(rows, now, strict=True):
+        c = row["case"]
+        if c["mode"] == "photo" and not c.get("violation"):
+            parts[min(int(c["strength"] * STRENGTH_BINS), STRENGTH_BINS - 1)].append(outcome)
+    for k, part in enumerate(parts):
+        low, high = k / STRENGTH_BINS, (k + 1) / STRENGTH_BINS
+        lines.append(f"| {low:.2f}–{high:.2f} | {len(part)} | " + " | ".join(str(n) for n in outcomes(part)) + " |")
+    return "\n".join(lines)
+
+
+def compare(name: str, path: Path, every: bool, against: Path | None = None, strengths: bool = False) -> int:
     """Decide every stored sheet again; print the figures then and now, and the sheets that changed.
     With ``against`` (the same set stored by a changed reader), "then" is this file's reads decided
     now and "now" is the other file's: what a change of measurement does, sheet by sheet.
@@ -210,6 +234,8 @@ def compare(name: str, path: Path, every: bool, against: Path | None = None) -> 
         if counted_then != counted_now:
             pairs = zip(labels, counted_then, counted_now, strict=True)
             print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in pairs))
+    if strengths:
+        print(by_strength(rows, now))
     return outcomes(now)[3]
 
 
@@ -220,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--file", type=Path, help="where the measurements are kept (default bench/out/measured-SET.pkl)")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes for store, each single-threaded")
     ap.add_argument("--all", action="store_true", help="compare: list every sheet whose total or doubts changed")
+    ap.add_argument(
+        "--by-strength", action="store_true", help="compare: the legal photos' outcomes now, by quarter of the sweep"
+    )
     ap.add_argument(
         "--seed",
         type=int,
@@ -252,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     if not path.exists():
         seed = f" --seed {args.seed}" if args.seed is not None else ""
         ap.error(f"no measurements kept in {path}: run `python3 bench/reread.py store {args.set}{seed}` first")
-    return 1 if compare(args.set, path, args.all, args.against) else 0
+    return 1 if compare(args.set, path, args.all, args.against, args.by_strength) else 0
 
 
 if __name__ == "__main__":
