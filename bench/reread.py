@@ -14,6 +14,8 @@ shown to change no reading at all.
     python3 bench/reread.py compare accuracy --seed 3000   # the sheets stored from that seed
     python3 bench/reread.py compare accuracy --by-strength # ... and its legal photos by quarter of the
                                                          # strength sweep
+    python3 bench/reread.py compare accuracy --seed 42000 43000 --by-strength   # several stored plans,
+                                                         # each compared, their photos by strength summed
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
     python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
                                                                  # reader (kept with store --file)
@@ -192,11 +194,13 @@ def by_strength(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def compare(name: str, path: Path, every: bool, against: Path | None = None, strengths: bool = False) -> int:
+def compare(
+    name: str, path: Path, every: bool, against: Path | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Decide every stored sheet again; print the figures then and now, and the sheets that changed.
     With ``against`` (the same set stored by a changed reader), "then" is this file's reads decided
     now and "now" is the other file's: what a change of measurement does, sheet by sheet.
-    Returns how many sheets are wrong without a flag now."""
+    Returns the stored rows and their outcomes now, in the same order."""
     with path.open("rb") as f:
         rows = pickle.load(f)
     cal = load_calibration()
@@ -225,7 +229,7 @@ def compare(name: str, path: Path, every: bool, against: Path | None = None, str
                 f"{', '.join(after['doubtful']) or 'none'}"
             )
     labels = ("total exact", "fully right", "flagged", "wrong, not flagged")
-    print(f"{name}: {len(rows)} sheets")
+    print(f"{name} ({path.name}): {len(rows)} sheets")
     for label, a, b in zip(labels, outcomes(then), outcomes(now), strict=True):
         print(f"  {label:20s} {a:4d} -> {b:4d}")
     for variant in dict.fromkeys(row["variant"] for row in rows if row.get("variant")):
@@ -234,9 +238,7 @@ def compare(name: str, path: Path, every: bool, against: Path | None = None, str
         if counted_then != counted_now:
             pairs = zip(labels, counted_then, counted_now, strict=True)
             print(f"  {variant}: " + ", ".join(f"{label} {x} -> {y}" for label, x, y in pairs))
-    if strengths:
-        print(by_strength(rows, now))
-    return outcomes(now)[3]
+    return rows, now
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,7 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--seed",
         type=int,
-        help="accuracy, unseen: the plan from another first seed (kept in measured-SET-SEED.pkl)",
+        nargs="+",
+        help="accuracy, unseen: the plan from another first seed (kept in measured-SET-SEED.pkl); "
+        "compare takes several, each compared in turn",
     )
     ap.add_argument("--count", type=int, help=f"unseen: how many prints to store (default {unseen.COUNT})")
     ap.add_argument(
@@ -265,23 +269,40 @@ def main(argv: list[str] | None = None) -> int:
         "others again (for a change to what is measured on clean pictures only)",
     )
     args = ap.parse_args(argv)
+    seeds: list[int | None] = list(args.seed) if args.seed else [None]
     if args.seed is not None and args.set not in ("accuracy", "unseen"):
         ap.error("--seed is for the accuracy and unseen sets only")
+    if len(seeds) > 1 and (args.action != "compare" or args.file is not None or args.against is not None):
+        ap.error("several seeds are for compare, without --file or --against")
     if args.count is not None and (args.set != "unseen" or args.action != "store" or args.count < 1):
         ap.error("--count is a positive number of unseen prints to store")
     if args.against is not None and (args.action != "compare" or not args.against.exists()):
         ap.error("--against names a stored file of the same set, for compare")
     if args.jpegs_from is not None and (args.action != "store" or not args.jpegs_from.exists()):
         ap.error("--jpegs-from names a stored file of the same set, for store")
-    kept = f"measured-{args.set}" + (f"-{args.seed}" if args.seed is not None else "") + ".pkl"
-    path = args.file or Path(__file__).resolve().parent / "out" / kept
+    paths = {
+        seed: args.file
+        or Path(__file__).resolve().parent
+        / "out"
+        / (f"measured-{args.set}" + (f"-{seed}" if seed is not None else "") + ".pkl")
+        for seed in seeds
+    }
     if args.action == "store":
-        store(args.set, path, args.workers, args.seed, args.count, args.jpegs_from)
+        store(args.set, paths[seeds[0]], args.workers, seeds[0], args.count, args.jpegs_from)
         return 0
-    if not path.exists():
-        seed = f" --seed {args.seed}" if args.seed is not None else ""
-        ap.error(f"no measurements kept in {path}: run `python3 bench/reread.py store {args.set}{seed}` first")
-    return 1 if compare(args.set, path, args.all, args.against, args.by_strength) else 0
+    for seed, path in paths.items():
+        if not path.exists():
+            flag = f" --seed {seed}" if seed is not None else ""
+            ap.error(f"no measurements kept in {path}: run `python3 bench/reread.py store {args.set}{flag}` first")
+    rows: list[dict[str, Any]] = []
+    now: list[dict[str, Any]] = []
+    for path in paths.values():
+        stored, decided = compare(args.set, path, args.all, args.against)
+        rows += stored
+        now += decided
+    if args.by_strength:
+        print(by_strength(rows, now))
+    return 1 if outcomes(now)[3] else 0
 
 
 if __name__ == "__main__":
