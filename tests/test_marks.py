@@ -18,7 +18,15 @@ from nsvision.render.pencil import SheetMarks, draw_sheet
 from nsvision.render.sheet import render_blank
 from nsvision.render.style import SLATE, SheetStyle
 from nsvision.vision.load import load_page
-from nsvision.vision.marks import BoxMark, CircleMark, MarksReading, compare_marks, crossed_count, read_marks
+from nsvision.vision.marks import (
+    BoxMark,
+    CircleMark,
+    MarksReading,
+    compare_marks,
+    crossed_count,
+    marks_contradict,
+    read_marks,
+)
 from nsvision.vision.register import register
 
 WRITTEN = {"total": 101, "tourist_points": 8, "interchanges_2": 3, "purple_line_total": 20}
@@ -149,6 +157,23 @@ def test_compare_marks_names_each_difference() -> None:
     assert not_in_play == ("the +10 box of objective 2 is ticked, but no objective 2 is in play",)
     assert compare_marks(_reading(1, (), seen=False), 4, ()) == ()
     assert _reading(10, ()).tourist_points == 25 and _reading(11, ()).tourist_points == 25
+
+
+def test_only_a_clear_mark_of_the_players_contradicts_the_lines() -> None:
+    # A track with circles crossed out that the lines do not earn, a ticked box of an objective in
+    # play that they do not meet: the player says otherwise than the reading.
+    track = marks_contradict(_reading(5, (False, False)), 4, (False, False))
+    assert track == ("the tourist track has 5 circles crossed out, the lines earn 4 (8 points → 6)",)
+    ticked = marks_contradict(_reading(3, (True, False)), 3, (False, False))
+    assert ticked == ("the +10 box of objective 1 is ticked, but the lines do not meet objective 1",)
+    assert marks_contradict(_reading(5, (True, False)), 5, (True, False)) == ()
+    # An empty track, an unticked box: the score zone may only be unfilled.
+    assert marks_contradict(_reading(0, (False, False)), 6, (True, False)) == ()
+    # A box ticked for an objective not in play, a track out of the picture, a mark in doubt: nothing.
+    assert marks_contradict(_reading(3, (False, True)), 3, (False,)) == ()
+    assert marks_contradict(_reading(1, (), seen=False), 4, ()) == ()
+    faint = dataclasses.replace(_reading(5, ()), doubtful=("tourist circle 5 (6 points) carries a faint mark",))
+    assert marks_contradict(faint, 4, ()) == ()
 
 
 def test_crossed_count_reads_a_track_against_its_own_clean_circles() -> None:

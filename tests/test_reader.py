@@ -19,11 +19,12 @@ import pytest
 
 from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
-from nsvision.game.board import LINE_COLOURS, parse_section_name
+from nsvision.game.board import LINE_COLOURS, Section, parse_section_name
 from nsvision.pipeline import SectionFix, SheetReport, analyze_file, analyze_sheet, decide
 from nsvision.render.degrade import lens_distorted, lens_distortion
 from nsvision.render.sample import Sample, make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
+from nsvision.vision.detect import SegmentEvidence
 from nsvision.vision.load import LoadedPage, load_page
 from nsvision.vision.register import register
 
@@ -269,6 +270,43 @@ def test_a_line_of_which_nothing_is_read_is_named_until_a_person_has_looked(ordi
     assert any(why.startswith("no purple line was found") for why in faded.review_reasons)
     looked = decide(dataclasses.replace(measured, evidence=evidence), CAL, fixes=[SectionFix(min(purple), None)])
     assert not any("line was found" in why for why in looked.review_reasons)
+
+
+def test_a_tourist_track_the_lines_as_read_do_not_earn_is_shown_to_a_person() -> None:
+    # The player crossed out a circle per tourist site on each line (the committed scan: seven, read
+    # clearly). Read without a line's last section to a tourist site (a stroke too light to show),
+    # the lines earn a circle fewer than the track says and nothing else is in doubt: the sheet is
+    # flagged for the disagreement, unless the track is empty (a player who did not mark it says
+    # nothing) or a person has looked.
+    straight = analyze_sheet(load_page(SAMPLES / "scan-clean" / "scan-3.png"), CAL)
+    measured = straight.measurements
+    assert measured is not None and not straight.needs_review and not measured.marks.doubtful
+    crossed = measured.marks.tourist_circles_crossed
+    assert crossed == straight.score.tourist_circles > 0
+    blank = next(ev for ev in measured.evidence.values() if ev.ink == 0 and ev.faint == 0 and not ev.short)
+
+    def without(s: Section) -> dict[Section, SegmentEvidence]:
+        return {
+            t: dataclasses.replace(blank, section=t, samples=ev.samples) if t == s else ev
+            for t, ev in measured.evidence.items()
+        }
+
+    drawn = [s for c in LINE_COLOURS for s in straight.network.sections(c)]
+    missed, s = next(
+        (report, s)
+        for s in drawn
+        if (report := decide(dataclasses.replace(measured, evidence=without(s)), CAL)).score.tourist_circles < crossed
+        and not report.doubtful_sections
+    )
+    assert missed.needs_review
+    assert any(
+        why.startswith(f"the score zone disagrees with the lines as read: the tourist track has {crossed} circles")
+        for why in missed.review_reasons
+    )
+    unmarked = dataclasses.replace(measured.marks, tourist_circles_crossed=0)
+    assert not decide(dataclasses.replace(measured, evidence=without(s), marks=unmarked), CAL).needs_review
+    looked = decide(dataclasses.replace(measured, evidence=without(s)), CAL, fixes=[SectionFix(s, None)])
+    assert not looked.needs_review
 
 
 def test_a_circle_drawn_around_a_station_does_not_hide_the_map() -> None:

@@ -772,6 +772,45 @@ def _decide(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...]) ->
     return count, doubts, float(min(certainty))
 
 
+def _track_difference(marks: MarksReading, tourist_circles: int) -> str | None:
+    """The tourist track's disagreement with the circles the lines earn, in plain English, or None."""
+    if not marks.seen or marks.tourist_circles_crossed == tourist_circles:
+        return None
+    values = [c.value for c in marks.circles]
+
+    def points(n: int) -> int:
+        return values[min(n, len(values) - 1)]
+
+    n = marks.tourist_circles_crossed
+    return (
+        f"the tourist track has {n} circle{'s' if n != 1 else ''} crossed out, the lines earn "
+        f"{tourist_circles} ({points(n)} points → {points(tourist_circles)})"
+    )
+
+
+def _box_differences(marks: MarksReading, objectives_met: tuple[bool, ...]) -> list[tuple[str, bool]]:
+    """Each "+10" box that disagrees with the lines, in plain English, and whether it is a box of an
+    objective in play that is ticked."""
+    out: list[tuple[str, bool]] = []
+    for i, box in enumerate(marks.objectives):
+        if not box.seen:
+            continue
+        number = i + 1
+        if i >= len(objectives_met):
+            if box.ticked:
+                why = f"the +10 box of objective {number} is ticked, but no objective {number} is in play"
+                out.append((why, False))
+            continue
+        met = objectives_met[i]
+        if box.ticked and not met:
+            out.append(
+                (f"the +10 box of objective {number} is ticked, but the lines do not meet objective {number}", True)
+            )
+        elif met and not box.ticked:
+            out.append((f"the lines meet objective {number} (+10), but its box is not ticked", False))
+    return out
+
+
 def compare_marks(marks: MarksReading, tourist_circles: int, objectives_met: tuple[bool, ...]) -> tuple[str, ...]:
     """Plain-English differences between the marks and what the lines earn (empty when they agree).
 
@@ -779,29 +818,21 @@ def compare_marks(marks: MarksReading, tourist_circles: int, objectives_met: tup
     per objective in play, in box order, whether the lines meet it. Marks not in the picture are
     not compared (``marks.doubtful`` says so).
     """
-    out: list[str] = []
-    if marks.seen and marks.tourist_circles_crossed != tourist_circles:
-        values = [c.value for c in marks.circles]
+    track = _track_difference(marks, tourist_circles)
+    return (*([track] if track else []), *(why for why, _claim in _box_differences(marks, objectives_met)))
 
-        def points(n: int) -> int:
-            return values[min(n, len(values) - 1)]
 
-        n = marks.tourist_circles_crossed
-        out.append(
-            f"the tourist track has {n} circle{'s' if n != 1 else ''} crossed out, the lines earn "
-            f"{tourist_circles} ({points(n)} points → {points(tourist_circles)})"
-        )
-    for i, box in enumerate(marks.objectives):
-        if not box.seen:
-            continue
-        number = i + 1
-        if i >= len(objectives_met):
-            if box.ticked:
-                out.append(f"the +10 box of objective {number} is ticked, but no objective {number} is in play")
-            continue
-        met = objectives_met[i]
-        if box.ticked and not met:
-            out.append(f"the +10 box of objective {number} is ticked, but the lines do not meet objective {number}")
-        elif met and not box.ticked:
-            out.append(f"the lines meet objective {number} (+10), but its box is not ticked")
-    return tuple(out)
+def marks_contradict(marks: MarksReading, tourist_circles: int, objectives_met: tuple[bool, ...]) -> tuple[str, ...]:
+    """The differences of ``compare_marks`` that a clear mark of the player's makes: a tourist track
+    with circles crossed out whose count is not what the lines earn, and the "+10" box of an
+    objective in play ticked where the lines do not meet it; none where any mark is in doubt
+    (``marks.doubtful``). An empty track or an unticked box may only be unfilled: a player who has
+    not marked the score zone contradicts nothing; a box ticked for an objective not in play says
+    more of the options given than of the lines. Either the lines are misread (a light stroke to a
+    tourist site, say) or the player slipped: a person should look.
+    """
+    if marks.doubtful:
+        return ()
+    track = _track_difference(marks, tourist_circles) if marks.tourist_circles_crossed > 0 else None
+    boxes = (why for why, ticked_in_play in _box_differences(marks, objectives_met) if ticked_in_play)
+    return (*([track] if track else []), *boxes)
