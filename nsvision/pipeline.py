@@ -422,7 +422,7 @@ def review_reasons(
     # The player crossed out a tourist circle per site on each line, round by round, and ticked the
     # objectives met: where those clear marks disagree with the lines as read, a section is misread
     # (a light stroke to a tourist site, say) or the player slipped. Over the stored bench reads
-    # (2,380 sheets, whose players mark truthfully, some not at all) this flags four sheets read
+    # (3,100 sheets, whose players mark truthfully, some not at all) this flags four sheets read
     # wrong that nothing else flagged, and no sheet read right that was not flagged already. Once a
     # person has set sections by hand, they have looked at the sheet.
     if not reading.set_by_hand:
