@@ -46,7 +46,7 @@ import accuracy  # bench/accuracy.py, beside this script
 import cv2
 import robustness  # bench/robustness.py, beside this script
 import unseen  # bench/unseen.py, beside this script
-from accuracy import Case, file_format, judge, outcomes, plan, prepared, read_back  # beside this script
+from accuracy import Case, file_format, judge, outcome_cells, outcomes, plan, prepared, read_back  # beside this script
 
 from nsvision.calibration import Calibration, load_calibration
 from nsvision.pipeline import SheetReport, decide
@@ -190,7 +190,7 @@ def by_strength(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
             parts[min(int(c["strength"] * STRENGTH_BINS), STRENGTH_BINS - 1)].append(outcome)
     for k, part in enumerate(parts):
         low, high = k / STRENGTH_BINS, (k + 1) / STRENGTH_BINS
-        lines.append(f"| {low:.2f}–{high:.2f} | {len(part)} | " + " | ".join(str(n) for n in outcomes(part)) + " |")
+        lines.append(f"| {low:.2f}–{high:.2f} | {len(part)} | {outcome_cells(part)} |")
     return "\n".join(lines)
 
 
