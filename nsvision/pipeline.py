@@ -47,9 +47,9 @@ from nsvision.vision.detect import (
     straighten,
 )
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
-from nsvision.vision.marks import MarksReading, compare_marks, marks_contradict, read_marks
+from nsvision.vision.marks import MarksReading, compare_marks, marks_contradict, read_marks, track_contradicts
 from nsvision.vision.other_sheets import direction, find_other_map
-from nsvision.vision.rebuild import Reading, rebuild, settle_by_hand
+from nsvision.vision.rebuild import Reading, rebuild, settle_by_hand, tourist_second_looks
 from nsvision.vision.register import Registration, register
 from nsvision.vision.specks import speck_shares
 
@@ -572,6 +572,10 @@ def decide(
     met = tuple(o.met for o in card.objectives)
     mark_differences = compare_marks(marks, card.tourist_circles, met)
     contradicted = marks_contradict(marks, card.tourist_circles, met)
+    if track_contradicts(marks, card.tourist_circles) and not reading.set_by_hand:
+        # Where the track disagrees, the sections that would explain it are worth a look.
+        looks = tourist_second_looks(reading, cal.map, marks.tourist_circles_crossed, card.tourist_circles)
+        reading = replace(reading, second_look={**reading.second_look, **looks})
     reasons = review_reasons(
         reading, measured.registration, measured.another_map, circle_notes, measured.colour_halved, contradicted
     )

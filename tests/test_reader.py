@@ -25,6 +25,7 @@ from nsvision.render.degrade import lens_distorted, lens_distortion
 from nsvision.render.sample import Sample, make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
 from nsvision.vision.load import LoadedPage, load_page
+from nsvision.vision.rebuild import TOURIST_SECOND_LOOKS, tourist_second_looks
 from nsvision.vision.register import register
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -250,14 +251,16 @@ def test_a_picture_filtered_to_one_tone_is_not_a_sure_score_of_nothing(ordinary:
     assert any("filtered (sepia, one tone)" in why for why in report.review_reasons)
 
 
-def _measured_blank(measured: Measurements, sections: set[Section]) -> Measurements:
+def _measured_blank(measured: Measurements, sections: set[Section], faint: float = 0.0) -> Measurements:
     """The sheet's measurements with ``sections`` measured as blank paper (a stroke too light to
-    show): the evidence of one of its own blank sections, at each one's number of positions."""
+    show): the evidence of one of its own blank sections, at each one's number of positions; with
+    ``faint``, that share of it carries faint marks of the section's own pencil."""
     blank = next(ev for ev in measured.evidence.values() if ev.ink == 0 and ev.faint == 0 and not ev.short)
-    evidence = {
-        s: dataclasses.replace(blank, section=s, samples=ev.samples) if s in sections else ev
-        for s, ev in measured.evidence.items()
-    }
+    evidence = dict(measured.evidence)
+    for s in sections:
+        ev = evidence[s]
+        hue = ev.chroma if faint else blank.chroma
+        evidence[s] = dataclasses.replace(blank, section=s, samples=ev.samples, faint=faint, chroma=hue)
     return dataclasses.replace(measured, evidence=evidence)
 
 
@@ -277,18 +280,26 @@ def test_a_line_of_which_nothing_is_read_is_named_until_a_person_has_looked(ordi
     assert not any("line was found" in why for why in looked.review_reasons)
 
 
-def test_a_tourist_track_the_lines_as_read_do_not_earn_is_shown_to_a_person() -> None:
-    # The player crossed out a circle per tourist site on each line (the committed scan: seven, read
-    # clearly). Read without a line's last section to a tourist site (a stroke too light to show),
-    # the lines earn a circle fewer than the track says and nothing else is in doubt: the sheet is
-    # flagged for the disagreement, unless the track is empty (a player who did not mark it says
-    # nothing) or a person has looked.
-    straight = analyze_sheet(load_page(SAMPLES / "scan-clean" / "scan-3.png"), CAL)
-    measured = straight.measurements
-    assert measured is not None and not straight.needs_review and not measured.marks.doubtful
+@pytest.fixture(scope="module")
+def tracked_scan() -> SheetReport:
+    """The committed clean scan ``scan-3``, read: the player crossed out a circle on the tourist
+    track per site on each line (seven, read clearly), and nothing is in doubt."""
+    report = analyze_sheet(load_page(SAMPLES / "scan-clean" / "scan-3.png"), CAL)
+    assert report.measurements is not None and not report.needs_review
+    assert not report.measurements.marks.doubtful
+    assert report.measurements.marks.tourist_circles_crossed == report.score.tourist_circles > 0
+    return report
+
+
+def test_a_tourist_track_the_lines_as_read_do_not_earn_is_shown_to_a_person(tracked_scan: SheetReport) -> None:
+    # Read without a line's last section to a tourist site (a stroke too light to show), the lines
+    # earn a circle fewer than the track says and nothing else is in doubt: the sheet is flagged
+    # for the disagreement, unless the track is empty (a player who did not mark it says nothing)
+    # or a person has looked.
+    measured = tracked_scan.measurements
+    assert measured is not None
     crossed = measured.marks.tourist_circles_crossed
-    assert crossed == straight.score.tourist_circles > 0
-    drawn = [s for c in LINE_COLOURS for s in straight.network.sections(c)]
+    drawn = [s for c in LINE_COLOURS for s in tracked_scan.network.sections(c)]
     for s in drawn:
         light = _measured_blank(measured, {s})
         missed = decide(light, CAL)
@@ -304,6 +315,35 @@ def test_a_tourist_track_the_lines_as_read_do_not_earn_is_shown_to_a_person() ->
     unmarked = dataclasses.replace(measured.marks, tourist_circles_crossed=0)
     assert not decide(dataclasses.replace(light, marks=unmarked), CAL).needs_review
     assert not decide(light, CAL, fixes=[SectionFix(s, None)]).needs_review
+
+
+def test_the_sections_that_would_mend_the_tourist_track_are_named(tracked_scan: SheetReport) -> None:
+    # Each section of the lines to a tourist site, drawn so lightly that only faint marks of its
+    # pencil show on a fifth of it, is read as not drawn without doubt: the track then counts a
+    # site more than the lines as read, and the sheet asks for a look at that very section, naming
+    # the site and the line it would take there.
+    measured = tracked_scan.measurements
+    assert measured is not None
+    checked = 0
+    for colour in LINE_COLOURS:
+        for s in tracked_scan.network.sections(colour):
+            report = decide(_measured_blank(measured, {s}, faint=0.2), CAL)
+            if report.score.tourist_circles == tracked_scan.score.tourist_circles or report.doubtful_sections:
+                continue
+            checked += 1
+            why = dict(report.also_check).get(s, "")
+            assert f"would take the {colour}" in why and "to tourist site" in why, (s.name, report.also_check)
+    assert checked >= 3
+    # A track counting a site fewer than the lines as read names sections that take a line to one.
+    reading = tracked_scan.reading
+    assert reading is not None
+    earned = tracked_scan.score.tourist_circles
+    fewer = tourist_second_looks(reading, CAL.map, earned - 1, earned)
+    assert 0 < len(fewer) <= TOURIST_SECOND_LOOKS
+    for s, why in fewer.items():
+        assert reading.sections[s].colour is not None and {s.a, s.b} & CAL.map.tourist_sites, why
+    # Where the lines and the track agree, no section is named for the track.
+    assert not any("tourist" in why for why in reading.second_look.values())
 
 
 def test_a_circle_drawn_around_a_station_does_not_hide_the_map() -> None:

@@ -822,6 +822,14 @@ def compare_marks(marks: MarksReading, tourist_circles: int, objectives_met: tup
     return (*([track] if track else []), *(why for why, _claim in _box_differences(marks, objectives_met)))
 
 
+def track_contradicts(marks: MarksReading, tourist_circles: int) -> bool:
+    """The tourist track, clearly marked (some circle crossed out, no mark in doubt), counts other
+    than the ``tourist_circles`` the lines earn (see ``marks_contradict``)."""
+    if marks.doubtful or marks.tourist_circles_crossed == 0:
+        return False
+    return _track_difference(marks, tourist_circles) is not None
+
+
 def marks_contradict(marks: MarksReading, tourist_circles: int, objectives_met: tuple[bool, ...]) -> tuple[str, ...]:
     """The differences of ``compare_marks`` that a clear mark of the player's makes: a tourist track
     with circles crossed out whose count is not what the lines earn, and the "+10" box of an
@@ -833,6 +841,6 @@ def marks_contradict(marks: MarksReading, tourist_circles: int, objectives_met: 
     """
     if marks.doubtful:
         return ()
-    track = _track_difference(marks, tourist_circles) if marks.tourist_circles_crossed > 0 else None
+    track = _track_difference(marks, tourist_circles) if track_contradicts(marks, tourist_circles) else None
     boxes = (why for why, ticked_in_play in _box_differences(marks, objectives_met) if ticked_in_play)
     return (*([track] if track else []), *boxes)
