@@ -89,17 +89,18 @@ def _render_report(report: SheetReport, title: str, console: Console) -> None:
         if report.depends_on:
             parts = [f"{field} ({', '.join(secs)})" for field, secs in report.depends_on.items()]
             console.print("  numbers that depend on them: " + "; ".join(parts))
-        if report.also_check:
-            console.print("  also worth a look (read as not drawn):")
-            for s, why in report.also_check:
-                console.print(f"  {s.name}: {why}")
-        as_read = " ".join(fix_option(r.section.name, r.colour, report.page, r.also) for r in report.reading.doubtful)
+    if report.reading is not None and report.also_check:
+        console.print("  also worth a look:")
+        for s, why in report.also_check:
+            console.print(f"  {s.name}: read as {report.reading.sections[s].as_read} — {why}")
+    if report.reading is not None and report.sections_to_check:
+        doubtful = report.reading.doubtful
+        as_read = " ".join(fix_option(r.section.name, r.colour, report.page, r.also) for r in doubtful)
         console.print(
             "  [dim]check them, and every line, on the sheet (--overlay out.png shows what was read, and each of "
             "them close); then score "
             "again with --fix x,y-x,y=COLOUR for each section checked (none: not drawn; COLOUR+COLOUR: drawn "
-            "in both), here as read: "
-            f"{as_read}[/]",
+            "in both)" + (f", here as read: {as_read}" if doubtful else "") + "[/]",
             markup=True,
         )
     if report.circles_in_doubt:

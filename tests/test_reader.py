@@ -8,6 +8,7 @@ right. Accuracy figures themselves come from ``bench/accuracy.py`` (see the READ
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import pickle
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 import pytest
+from rich.console import Console
 
 from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
@@ -24,6 +26,7 @@ from nsvision.pipeline import Measurements, SectionFix, SheetReport, analyze_fil
 from nsvision.render.degrade import lens_distorted, lens_distortion
 from nsvision.render.sample import Sample, make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
+from nsvision.report import render_result
 from nsvision.vision.load import LoadedPage, load_page
 from nsvision.vision.rebuild import TOURIST_SECOND_LOOKS, tourist_second_looks
 from nsvision.vision.register import register
@@ -333,6 +336,10 @@ def test_the_sections_that_would_mend_the_tourist_track_are_named(tracked_scan: 
             checked += 1
             why = dict(report.also_check).get(s, "")
             assert f"would take the {colour}" in why and "to tourist site" in why, (s.name, report.also_check)
+            # The text report shows it, though no section is in doubt.
+            out = io.StringIO()
+            render_result(report, Console(file=out, width=300))
+            assert f"{s.name}: read as not drawn — {why}" in out.getvalue()
     assert checked >= 3
     # A track counting a site fewer than the lines as read names sections that take a line to one.
     reading = tracked_scan.reading
