@@ -9,7 +9,7 @@ import numpy as np
 from nsvision.calibration import load_calibration
 from nsvision.game.board import Colour, Section, parse_station_name
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
-from nsvision.vision.rebuild import Reading, _band_explains, learn_hues, rebuild, settle_by_hand
+from nsvision.vision.rebuild import Reading, SectionReading, _band_explains, learn_hues, rebuild, settle_by_hand
 
 MAP = load_calibration().map
 HUES = pencil_hues()
@@ -990,6 +990,32 @@ def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_do
     assert _section("0,7-2,5") in MAP.crossing_partners[_section("0,5-2,7")]
     assert not _with_specks(crossed, quiet, **{"0,5_2,7": (0.25, 0.0, 0.0, 0.0)}).doubtful
     assert _with_specks(lines, quiet, **{"0,5_2,7": (0.25, 0.0, 0.0, 0.0)}).doubtful
+
+
+def test_specks_of_its_pencil_along_a_light_line_end_settle_its_doubt() -> None:
+    # A scan: the purple line's last section, 2,7-3,7, is marked on just over half of it, lightly:
+    # in doubt at the reader's resolution. Specks of purple along half of it at the picture's own
+    # say the stroke is there: drawn, no longer in doubt.
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
+    end = _section("2,7-3,7")
+    quiet = (0.0, 0.0, 0.0, 0.0)
+
+    def light_end(specks: tuple[float, ...], blank: tuple[float, ...] = quiet) -> SectionReading:
+        reading = _with_specks({**lines, "2,7-3,7": "purple"}, blank)
+        evidence = {s: r.evidence for s, r in reading.sections.items()}
+        evidence[end] = dataclasses.replace(evidence[end], ink=0.55, span=0.55, strength=0.08, specks=specks)
+        return rebuild(evidence, MAP).sections[end]
+
+    unmeasured = light_end(())
+    assert unmeasured.colour == "purple" and unmeasured.doubtful
+    assert unmeasured.reason.startswith("light pencil (55% of it marked) at the end of the purple line")
+    sure = light_end((0.5, 0.0, 0.0, 0.0))
+    assert sure.colour == "purple" and not sure.doubtful
+    # Too few specks, more of another pencil's than of its own, or no more than the sheet's blank
+    # sections away from the purple line show (a print whose guides are tinted purple): still in doubt.
+    assert light_end((0.2, 0.0, 0.0, 0.0)).doubtful
+    assert light_end((0.5, 0.0, 0.6, 0.0)).doubtful
+    assert light_end((0.5, 0.0, 0.0, 0.0), blank=(0.3, 0.0, 0.0, 0.0)).doubtful
 
 
 def test_without_specks_measured_nothing_is_in_doubt_for_want_of_them() -> None:

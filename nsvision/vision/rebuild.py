@@ -76,6 +76,15 @@ class ColourDoubt(str):
     """
 
 
+class LightDoubt(str):
+    """A reason that questions only whether light pencil read in a line's colour is a stroke: too
+    little of it marked, a gap in it, far lighter than the rest of its line at its end, a short light
+    branch. Specks of that pencil along it at the picture's own resolution may settle such a doubt
+    (see ``_specks_confirm_light_strokes``); like ``ColourDoubt``, the type says what kind of doubt
+    it is.
+    """
+
+
 DRAWN = 0.5
 """Share of a section marked from which it is drawn without doubt (95 % of rendered strokes mark 80–100 %)."""
 EMPTY = 0.3
@@ -400,11 +409,11 @@ def _decide(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]) -> tuple[Dec
     conf = _drawn_confidence(ev.ink)
     reason: str = ""
     if conf < CONFIDENT:
-        reason = f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})"
+        reason = LightDoubt(f"faint or partial pencil ({ev.ink:.0%} of it marked, nearest {first})")
     elif colour is None and ev.ink >= GAPPED_INK and ev.span >= GAPPED_SPAN:
         # Pencil at both ends with a gap between is a faded or rubbed stroke, not a crossing.
         conf = 0.6
-        reason = f"pencil at both ends with a gap ({ev.ink:.0%} of it marked, nearest {first})"
+        reason = LightDoubt(f"pencil at both ends with a gap ({ev.ink:.0%} of it marked, nearest {first})")
     elif colour is not None and margin < (needed := COLOUR_MARGIN_RIVER if _over_band(ev) else COLOUR_MARGIN):
         # Scaled so that a margin just short of what is needed lands just below CONFIDENT.
         conf = min(conf, 0.5 + (CONFIDENT - 0.5) * max(0.0, margin) / needed - 0.01)
@@ -429,7 +438,8 @@ def rebuild(
         if c is not None and not _over_band(evidence[s]) and _unlike_its_pencil(evidence[s], hues[c]):
             # Nearest to one pencil but unlike every pencil of this sheet: a printed mark under a
             # cast (grey guides turn pinkish under warm light) or two pencils on one section.
-            decided[s] = (c, min(f, 0.6), r or f"colour unlike this sheet's {c} pencil", m)
+            # (Its reason no longer a doubt of light pencil alone, ``str`` drops the type.)
+            decided[s] = (c, min(f, 0.6), str(r) or f"colour unlike this sheet's {c} pencil", m)
 
     # Over the Thames the print under the pencil shifts its hue, the same way for every section of
     # one sheet: clearly drawn river sections that only one line reaches teach that line's river hue.
@@ -529,7 +539,7 @@ def rebuild(
                 decided[s] = (alt, min(f, 0.8), ColourDoubt(f"colour between {colour} and {alt}; {alt} connects it"), m)
             elif evidence[s].ink < STRONG or evidence[s].samples < SHORT_SAMPLES or evidence[s].short:
                 cut_off[s] = (colour, decided[s])
-                decided[s] = (c, min(f, 0.6), r or f"not connected to the {colour} departure station", m)
+                decided[s] = (c, min(f, 0.6), str(r) or f"not connected to the {colour} departure station", m)
     # A partly marked section of a line's own hue that holds two parts of that line together is the
     # same case seen from the other side: the structure confirms what the faint pencil suggests.
     for s, (c, f, _r, m) in list(decided.items()):
@@ -712,6 +722,7 @@ def rebuild(
     _mixed_where_line_ends(decided, evidence, hues, twice)
     _hidden_sections(decided, evidence)
     _specks_beside_lines(decided, evidence, game_map)
+    _specks_confirm_light_strokes(decided, evidence, game_map)
 
     readings = {
         s: SectionReading(
@@ -781,7 +792,8 @@ def _light_line_goes_on(
             if len(ss) == 1:
                 _c, f, r, m = decided[ss[0]]
                 share = max(evidence[ss[0]].ink, evidence[ss[0]].faint)
-                decided[ss[0]] = (k, min(f, 0.65), r or f"faint pencil ({share:.0%} of it) next to the {k} line", m)
+                why = str(r) or f"faint pencil ({share:.0%} of it) next to the {k} line"
+                decided[ss[0]] = (k, min(f, 0.65), why, m)
                 grown = True
         if not grown:
             return
@@ -923,7 +935,8 @@ def _light_line_ends(decided: dict[Section, Decision], evidence: Mapping[Section
         if not at_end or _over_band(ev):
             continue
         if ev.ink < LIGHT_END_INK and ev.strength < LIGHT_END_STRENGTH:
-            decided[s] = (c, min(f, 0.7), f"light pencil ({ev.ink:.0%} of it marked) at the end of the {c} line", m)
+            light = LightDoubt(f"light pencil ({ev.ink:.0%} of it marked) at the end of the {c} line")
+            decided[s] = (c, min(f, 0.7), light, m)
             continue
         others = [strength for t, strength in on_paper[c] if t != s]
         usual = float(np.median(others)) if len(others) >= FADED_END_LINE else 0.0
@@ -966,7 +979,9 @@ def _short_light_branches(decided: dict[Section, Decision], evidence: Mapping[Se
             if other is not None and m < MEND_MARGIN:
                 why = f"a short light {c} branch ending where the {other} line ends: the {other} line's last section?"
             else:
-                why = f"light pencil on a short branch of the {c} line: drawn, or the edge of a printed symbol?"
+                why = LightDoubt(
+                    f"light pencil on a short branch of the {c} line: drawn, or the edge of a printed symbol?"
+                )
             decided[s] = (c, min(f, 0.7), why, m)
             break
 
@@ -1299,22 +1314,15 @@ def _specks_beside_lines(
     if not any(ev.specks for ev in evidence.values()):
         return
     on_line, _ends = _line_stations(decided)
-    # Read as not drawn, measured, and no drawn section across it (no colour is decided below until
-    # every pencil has been looked at, so this holds for all four).
-    plain = [
-        s
-        for s in game_map.sections
-        if decided[s][0] is None
-        and evidence[s].specks
-        and not any(decided[t][0] is not None for t in game_map.crossing_partners[s])
-    ]
+    # (No colour is decided below until every pencil has been looked at, so the sections read as
+    # not drawn, and the blank level, hold for all four.)
+    plain = _plain_blank(decided, evidence, game_map)
+    blank_level = _blank_specks(decided, evidence, game_map)
     found: dict[tuple[Colour, Point], list[Section]] = {}
     for k, colour in enumerate(LINE_COLOURS):
-        reaches = on_line[colour] | {game_map.departure(colour)}
-        blank = [evidence[s].specks[k] for s in plain if not {s.a, s.b} & reaches]
-        if not blank:
+        if colour not in blank_level:
             continue
-        least = max(SPECK_SHARE, SPECK_OVER_BLANK * max(blank))
+        least = max(SPECK_SHARE, SPECK_OVER_BLANK * blank_level[colour])
         for s in plain:
             c, f, _r, m = decided[s]
             share = evidence[s].specks[k] if {s.a, s.b} & on_line[colour] else 0.0
@@ -1330,6 +1338,71 @@ def _specks_beside_lines(
         if len(ss) == 1 and decided[ss[0]][0] is None:
             _c, f, r, m = decided[ss[0]]
             decided[ss[0]] = (colour, min(f, 0.6), r, m)
+
+
+def _plain_blank(
+    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> list[Section]:
+    """Sections read as not drawn, with specks measured, and no drawn section across them."""
+    return [
+        s
+        for s in game_map.sections
+        if decided[s][0] is None
+        and evidence[s].specks
+        and not any(decided[t][0] is not None for t in game_map.crossing_partners[s])
+    ]
+
+
+def _blank_specks(
+    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> dict[Colour, float]:
+    """Per pencil, the most specks of it on the sheet's blank sections away from its line (none of
+    their stations on it or its departure station): what the print itself leaves (a tinted guide).
+    A pencil with no such section is left out."""
+    on_line, _ends = _line_stations(decided)
+    plain = _plain_blank(decided, evidence, game_map)
+    out: dict[Colour, float] = {}
+    for k, colour in enumerate(LINE_COLOURS):
+        reaches = on_line[colour] | {game_map.departure(colour)}
+        blank = [evidence[s].specks[k] for s in plain if not {s.a, s.b} & reaches]
+        if blank:
+            out[colour] = max(blank)
+    return out
+
+
+SPECK_CONFIRM = 0.3
+"""Share of a section's positions with specks of the pencil it is read in from which a doubt only
+about its light pencil (``LightDoubt``) is settled: the stroke is there (see
+``_specks_confirm_light_strokes``)."""
+
+
+def _specks_confirm_light_strokes(
+    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> None:
+    """On a clean picture (specks measured at its own resolution), a section read as drawn in a
+    pencil, in doubt only because that pencil is light (``LightDoubt``), in a colour plainly that
+    pencil's (``COLOUR_MARGIN``), is drawn without doubt where specks of that pencil, more than of any
+    other, lie along ``SPECK_CONFIRM`` of it and ``SPECK_OVER_BLANK`` times the most on the sheet's
+    blank sections away from its line: a light stroke whose pigment the reader's resolution averages
+    away, not a tinted guide or a symbol's edge (the print's colours are not measured as specks).
+
+    A section rubbed out at a line's end is no light doubt (``_light_line_ends`` asks "rubbed out?"
+    of a stroke far lighter than its line), and stays in doubt.
+    """
+    if not any(ev.specks for ev in evidence.values()):
+        return
+    blank_level = _blank_specks(decided, evidence, game_map)
+    for s, (c, f, r, m) in list(decided.items()):
+        ev = evidence[s]
+        if c is None or f >= CONFIDENT or not isinstance(r, LightDoubt) or not ev.specks or m < COLOUR_MARGIN:
+            continue
+        if _over_band(ev):
+            continue
+        share = ev.specks[LINE_COLOURS.index(c)]
+        if share < max(ev.specks) or c not in blank_level:
+            continue
+        if share >= max(SPECK_CONFIRM, SPECK_OVER_BLANK * blank_level[c]):
+            decided[s] = (c, CONFIDENT, "", m)
 
 
 def _line_stations(decided: Mapping[Section, Decision]) -> tuple[dict[Colour, set[Point]], dict[Colour, set[Point]]]:
