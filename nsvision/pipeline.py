@@ -49,7 +49,7 @@ from nsvision.vision.detect import (
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, marks_contradict, read_marks, track_contradicts
 from nsvision.vision.other_sheets import direction, find_other_map
-from nsvision.vision.rebuild import Reading, rebuild, settle_by_hand, tourist_second_looks
+from nsvision.vision.rebuild import Reading, read_to_tourist_track, rebuild, settle_by_hand, tourist_second_looks
 from nsvision.vision.register import Registration, register
 from nsvision.vision.specks import speck_shares
 
@@ -569,6 +569,12 @@ def decide(
         reading = replace(reading, network=replace(reading.network, options=both))
     card, violations = _score(reading.network, cal)
     marks = measured.marks
+    if track_contradicts(marks, card.tourist_circles) and not reading.set_by_hand:
+        # The player's own count of tourist sites may point at the one light stroke the picture lost.
+        tracked = read_to_tourist_track(reading, cal.map, marks.tourist_circles_crossed, card.tourist_circles)
+        if tracked is not reading:
+            reading = tracked
+            card, violations = _score(reading.network, cal)
     met = tuple(o.met for o in card.objectives)
     mark_differences = compare_marks(marks, card.tourist_circles, met)
     contradicted = marks_contradict(marks, card.tourist_circles, met)

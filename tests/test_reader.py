@@ -322,7 +322,7 @@ def test_a_tourist_track_the_lines_as_read_do_not_earn_is_shown_to_a_person(trac
 
 def test_the_sections_that_would_mend_the_tourist_track_are_named(tracked_scan: SheetReport) -> None:
     # Each section of the lines to a tourist site, drawn so lightly that only faint marks of its
-    # pencil show on a fifth of it, is read as not drawn without doubt: the track then counts a
+    # pencil show on a tenth of it, is read as not drawn without doubt: the track then counts a
     # site more than the lines as read, and the sheet asks for a look at that very section, naming
     # the site and the line it would take there.
     measured = tracked_scan.measurements
@@ -330,7 +330,7 @@ def test_the_sections_that_would_mend_the_tourist_track_are_named(tracked_scan: 
     checked = 0
     for colour in LINE_COLOURS:
         for s in tracked_scan.network.sections(colour):
-            report = decide(_measured_blank(measured, {s}, faint=0.2), CAL)
+            report = decide(_measured_blank(measured, {s}, faint=0.1), CAL)
             if report.score.tourist_circles == tracked_scan.score.tourist_circles or report.doubtful_sections:
                 continue
             checked += 1
@@ -351,6 +351,32 @@ def test_the_sections_that_would_mend_the_tourist_track_are_named(tracked_scan: 
         assert reading.sections[s].colour is not None and {s.a, s.b} & CAL.map.tourist_sites, why
     # Where the lines and the track agree, no section is named for the track.
     assert not any("tourist" in why for why in reading.second_look.values())
+
+
+def test_a_light_stroke_the_tourist_track_counts_is_drawn_in_doubt(tracked_scan: SheetReport) -> None:
+    # The same light strokes, faint marks of their pencil on a fifth of them: without the
+    # player's track each is read as not drawn and the lines lose a tourist site; with it, the one
+    # section that would earn the site the track counts is drawn in the best reading, in doubt,
+    # saying why, and the total is the sheet's own.
+    measured = tracked_scan.measurements
+    assert measured is not None
+    unmarked = dataclasses.replace(measured.marks, tourist_circles_crossed=0)
+    checked = 0
+    for colour in LINE_COLOURS:
+        for s in tracked_scan.network.sections(colour):
+            light = _measured_blank(measured, {s}, faint=0.2)
+            alone = decide(dataclasses.replace(light, marks=unmarked), CAL)
+            if alone.score.tourist_circles == tracked_scan.score.tourist_circles or alone.doubtful_sections:
+                continue
+            checked += 1
+            report = decide(light, CAL)
+            assert report.reading is not None
+            read = report.reading.sections[s]
+            assert read.colour == colour and read.doubtful, (s.name, read.reason)
+            assert read.reason.startswith(f"the tourist track counts {measured.marks.tourist_circles_crossed} sites")
+            assert report.total == tracked_scan.total and report.needs_review
+            assert s.name in report.doubtful_sections
+    assert checked >= 3
 
 
 def test_a_circle_drawn_around_a_station_does_not_hide_the_map() -> None:
