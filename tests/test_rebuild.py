@@ -491,6 +491,24 @@ def test_a_line_in_pieces_either_side_of_a_band_that_hides_its_pencil_is_joined_
     assert green_band.sections[join].doubtful
 
 
+def test_a_line_in_pieces_with_one_section_joining_their_ends_is_joined_there_in_doubt() -> None:
+    # Purple leaves its departure 2,5 for 3,6; a piece of it runs 4,6-5,7 with no pencil between.
+    # The line grew from its ends, and 3,6-4,6 alone joins an end of the first part to an end of
+    # the piece, crossing nothing drawn: drawn in the best reading, in doubt, so the sheet is not
+    # scored as a line left in pieces unseen.
+    join = _section("3,6-4,6")
+    lines: dict[str, Colour] = {**OTHERS, "2,5-3,6": "purple", "4,6-5,7": "purple"}
+    reading = _read(lines)
+    assert reading.sections[join].colour == "purple" and reading.sections[join].doubtful
+    assert "the one section joining their ends" in reading.sections[join].reason
+    assert join in reading.network.sections("purple")
+    # Where the first part ends at 3,7 instead, two sections join its end to an end of the piece
+    # (3,7-4,6 and 3,7-5,7): which, if either, is for a person to say. The line stays in pieces.
+    two = _read({**OTHERS, "2,5-3,6": "purple", "3,6-3,7": "purple", "4,6-5,7": "purple"})
+    assert two.sections[_section("3,7-4,6")].colour is None and two.sections[_section("3,7-5,7")].colour is None
+    assert two.sections[_section("3,7-4,6")].doubtful
+
+
 def test_on_the_band_the_one_reaching_line_whose_pencil_can_look_so_takes_the_section() -> None:
     river = _section("4,5-4,6")
     ev = _ev(river, 1.0, np.array([0.3, 0.0, 0.95]), over_river=1.0)

@@ -723,6 +723,7 @@ def rebuild(
     _hidden_sections(decided, evidence)
     _specks_beside_lines(decided, evidence, game_map)
     _specks_confirm_light_strokes(decided, evidence, game_map)
+    _join_ends(decided, evidence, game_map)
 
     readings = {
         s: SectionReading(
@@ -1754,6 +1755,52 @@ def _bridges(
     # Most likely first: the most marked, in a colour nearest this line's.
     joins.sort(key=lambda s: -(evidence[s].ink + float(_vec(evidence[s]) @ hues[colour])))
     return joins[:3]
+
+
+def _join_ends(
+    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> None:
+    """A line still in pieces once everything else is read, where one section alone joins an end of
+    its departure's part (or the departure station) to an end of a stray piece, crossing nothing
+    drawn, on paper: that section is drawn in the best reading, in doubt. A line grows from its
+    ends, so the piece was joined somewhere, and there is nowhere else; no pencil shows there (a join
+    with any is decided earlier, see the rebuild's joins), so a person confirms it. Over the Thames a
+    pencil unlike the band would show, and one like it is seen to (the joins across a band that
+    hides it): there the line stays in pieces.
+
+    Over every stored bench read (3,100 sheets, all such sheets flagged already) this reads 47 more
+    sheets fully right (their best reading no longer breaks a rule for a line in pieces) and 4 more
+    totals exact; it reads wrong 5 sheets whose player did leave a line in pieces, and one total
+    (the join drawn where another section was missed); no flag changes."""
+    for colour in LINE_COLOURS:
+        for _ in range(3):
+            only = _end_to_end_join(colour, decided, evidence, game_map)
+            if only is None:
+                break
+            _c, f, _r, m = decided[only]
+            why = f"would connect the two parts of the {colour} line: the one section joining their ends"
+            decided[only] = (colour, min(f, 0.6), why, m)
+
+
+def _end_to_end_join(
+    colour: Colour, decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> Section | None:
+    """The one undrawn section, if exactly one, that joins an end of a line's departure part (or its
+    departure station) to an end of one of its stray pieces, crossing no drawn section; None as well
+    when that section lies over the Thames band."""
+    main, stray = _parts(colour, decided, game_map)
+    degree = Counter(p for s, d in decided.items() if d[0] == colour for p in (s.a, s.b))
+    found = []
+    for s, d in decided.items():
+        if d[0] is not None or not _joins(s, main, stray):
+            continue
+        here, there = (s.a, s.b) if s.a in main else (s.b, s.a)
+        if degree[there] != 1 or (degree[here] != 1 and here != game_map.departure(colour)):
+            continue
+        if any(decided[t][0] is not None for t in game_map.crossing_partners[s]):
+            continue
+        found.append(s)
+    return found[0] if len(found) == 1 and not _over_band(evidence[found[0]]) else None
 
 
 def _joins(s: Section, main: set[Point], stray: set[Point]) -> bool:
