@@ -850,7 +850,7 @@ def _light_strokes_beside_lines(
         if len(ss) == 1:
             # The confidence was that of "not drawn": the reading turned round is a guess that leans.
             _c, f, r, m = decided[ss[0]]
-            decided[ss[0]] = (k, min(f, 0.6), r, m)
+            decided[ss[0]] = (k, min(f, 0.6), str(r), m)  # (a guess: no longer a doubt of light pencil alone)
 
 
 def _reconnect(
@@ -1062,6 +1062,11 @@ section that would take that pencil's line there, it is drawn in the best readin
 ``read_to_tourist_track``)."""
 
 
+def _track_counts(crossed: int, earned: int) -> str:
+    """How the tourist track and the lines as read disagree, in plain English."""
+    return f"the tourist track counts {crossed} site{'s' if crossed != 1 else ''}, the lines as read {earned}"
+
+
 def read_to_tourist_track(reading: Reading, game_map: GameMap, crossed: int, earned: int) -> Reading:
     """The best reading where the player crossed out one circle more on the tourist track
     (``crossed``) than the lines as read earn (``earned``), and exactly one section read as not drawn
@@ -1102,9 +1107,8 @@ def read_to_tourist_track(reading: Reading, game_map: GameMap, crossed: int, ear
     s, c, site = found[0]
     was = reading.sections[s]
     why = (
-        f"the tourist track counts {crossed} sites, the lines as read {earned}: drawn in {c} in the best reading, "
-        f"which takes the {c} line to tourist site {station_name(site)} (its pencil on "
-        f"{max(was.evidence.ink, was.evidence.faint):.0%} of it)"
+        f"{_track_counts(crossed, earned)}: drawn in {c} in the best reading, which takes the {c} line to "
+        f"tourist site {station_name(site)} (its pencil on {max(was.evidence.ink, was.evidence.faint):.0%} of it)"
     )
     sections = {
         **reading.sections,
@@ -1133,7 +1137,7 @@ def tourist_second_looks(reading: Reading, game_map: GameMap, crossed: int, earn
     sections = {c: reading.network.sections(c) for c in LINE_COLOURS}
     reached = {c: {p for s in sections[c] for p in (s.a, s.b)} for c in LINE_COLOURS}
     ends = Counter((c, p) for c in LINE_COLOURS for s in sections[c] for p in (s.a, s.b))
-    counted = f"the tourist track counts {crossed} site{'s' if crossed != 1 else ''}, the lines as read {earned}"
+    counted = _track_counts(crossed, earned)
     found: list[tuple[tuple[float, float, float], Section, str]] = []
     for s, r in reading.sections.items():
         if r.doubtful or r.set_by_hand or s in reading.second_look:
@@ -1399,7 +1403,7 @@ def _specks_beside_lines(
         # (A section with specks of two such pencils is left to the first.)
         if len(ss) == 1 and decided[ss[0]][0] is None:
             _c, f, r, m = decided[ss[0]]
-            decided[ss[0]] = (colour, min(f, 0.6), r, m)
+            decided[ss[0]] = (colour, min(f, 0.6), str(r), m)  # (a guess, as above)
 
 
 def _plain_blank(
