@@ -1034,6 +1034,14 @@ def test_specks_of_its_pencil_along_a_light_line_end_settle_its_doubt() -> None:
     assert light_end((0.2, 0.0, 0.0, 0.0)).doubtful
     assert light_end((0.5, 0.0, 0.6, 0.0)).doubtful
     assert light_end((0.5, 0.0, 0.0, 0.0), blank=(0.3, 0.0, 0.0, 0.0)).doubtful
+    # A last section marked all along but far lighter than the rest of its line may be a section
+    # rubbed out, whose smear leaves specks too: it stays in doubt whatever they show.
+    longer: dict[str, Colour] = {**OTHERS, "1,4-2,5": "purple", "0,3-1,4": "purple", "2,5-2,7": "purple"}
+    reading = _with_specks({**longer, "2,7-3,7": "purple"}, quiet)
+    evidence = {s: r.evidence for s, r in reading.sections.items()}
+    evidence[end] = dataclasses.replace(evidence[end], strength=0.02, specks=(0.9, 0.0, 0.0, 0.0))
+    smear = rebuild(evidence, MAP).sections[end]
+    assert smear.doubtful and "rubbed out?" in smear.reason
 
 
 def test_without_specks_measured_nothing_is_in_doubt_for_want_of_them() -> None:
