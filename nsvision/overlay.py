@@ -32,8 +32,8 @@ def render_overlay(report: SheetReport, closeups: bool = True) -> np.ndarray:
     (``render_closeups``), when there are any.
 
     Legend: solid lines = read sections in their colour (two thin ones side by side: drawn in both);
-    dashed orange with "?" = in doubt; thin dotted orange = read as not drawn, worth a look on a sheet
-    that needs review;
+    dashed orange with "?" = in doubt; thin dotted orange = worth a look on a sheet that needs review
+    (read as not drawn, or where the tourist track disagrees, a section to a tourist site);
     red rings/crosses = stations or sections named by a violation; grey rings = station symbols
     that registration had to predict (not seen). Sections in doubt or worth a look are labelled
     with their name, and the lattice's columns and rows are numbered in the margin.
@@ -120,11 +120,13 @@ def render_overlay(report: SheetReport, closeups: bool = True) -> np.ndarray:
 def closeup_captions(report: SheetReport) -> list[tuple[Section, str]]:
     """The sections a person is asked to look at (``SheetReport.sections_to_check``), each with a
     caption: what a section in doubt was read as, and how sure; or that it is worth a look."""
-    doubtful = {r.section: r for r in report.reading.doubtful} if report.reading is not None else {}
+    if report.reading is None:
+        return []
+    read = report.reading.sections
     return [
-        (s, f"? {s.name}: {doubtful[s].as_read}, {doubtful[s].confidence:.0%}")
-        if s in doubtful
-        else (s, f"{s.name}: not drawn, worth a look")
+        (s, f"? {s.name}: {read[s].as_read}, {read[s].confidence:.0%}")
+        if read[s].doubtful
+        else (s, f"{s.name}: {read[s].as_read}, worth a look")
         for s in report.sections_to_check
     ]
 

@@ -22,6 +22,7 @@ from rich.console import Console
 from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
 from nsvision.game.board import LINE_COLOURS, Section, parse_section_name
+from nsvision.overlay import closeup_captions
 from nsvision.pipeline import Measurements, SectionFix, SheetReport, analyze_file, analyze_sheet, decide
 from nsvision.render.degrade import lens_distorted, lens_distortion
 from nsvision.render.sample import Sample, make_sample, write_sample
@@ -349,6 +350,15 @@ def test_the_sections_that_would_mend_the_tourist_track_are_named(tracked_scan: 
     assert 0 < len(fewer) <= TOURIST_SECOND_LOOKS
     for s, why in fewer.items():
         assert reading.sections[s].colour is not None and {s.a, s.b} & CAL.map.tourist_sites, why
+    # So does the sheet whose track counts a site fewer, and the overlay's close-ups say what each
+    # was read as.
+    short = dataclasses.replace(measured.marks, tourist_circles_crossed=earned - 1)
+    report = decide(dataclasses.replace(measured, marks=short), CAL)
+    named = dict(report.also_check)
+    assert report.needs_review and set(fewer) <= set(named)
+    captions = dict(closeup_captions(report))
+    for s in fewer:
+        assert captions[s] == f"{s.name}: {reading.sections[s].colour}, worth a look"
     # Where the lines and the track agree, no section is named for the track.
     assert not any("tourist" in why for why in reading.second_look.values())
 
