@@ -1085,7 +1085,7 @@ def read_to_tourist_track(reading: Reading, game_map: GameMap, crossed: int, ear
     if crossed != earned + 1:
         return reading
     drawn = {s for s, r in reading.sections.items() if r.colour is not None}
-    reached = {c: {p for s in reading.network.sections(c) for p in (s.a, s.b)} for c in LINE_COLOURS}
+    reached = {c: reading.network.stations(c) for c in LINE_COLOURS}
     found: list[tuple[Section, Colour, Point]] = []
     for s, r in reading.sections.items():
         if r.colour is not None or r.set_by_hand or max(r.evidence.ink, r.evidence.faint) < TRACK_SHARE:
@@ -1135,9 +1135,8 @@ def tourist_second_looks(reading: Reading, game_map: GameMap, crossed: int, earn
     """
     if crossed == earned:
         return {}
-    sections = {c: reading.network.sections(c) for c in LINE_COLOURS}
-    reached = {c: {p for s in sections[c] for p in (s.a, s.b)} for c in LINE_COLOURS}
-    ends = Counter((c, p) for c in LINE_COLOURS for s in sections[c] for p in (s.a, s.b))
+    reached = {c: reading.network.stations(c) for c in LINE_COLOURS}
+    ends = Counter((c, p) for c, s in reading.network.all_sections() for p in (s.a, s.b))
     counted = _track_counts(crossed, earned)
     found: list[tuple[tuple[float, float, float], Section, str]] = []
     for s, r in reading.sections.items():
@@ -1794,13 +1793,13 @@ def _end_to_end_join(
     departure station) to an end of one of its stray pieces, crossing no drawn section; None as well
     when that section lies over the Thames band."""
     main, stray = _parts(colour, decided, game_map)
-    degree = Counter(p for s, d in decided.items() if d[0] == colour for p in (s.a, s.b))
+    degree = _line_degrees(decided)
     found = []
     for s, d in decided.items():
         if d[0] is not None or not _joins(s, main, stray):
             continue
         here, there = (s.a, s.b) if s.a in main else (s.b, s.a)
-        if degree[there] != 1 or (degree[here] != 1 and here != game_map.departure(colour)):
+        if degree[(colour, there)] != 1 or (degree[(colour, here)] != 1 and here != game_map.departure(colour)):
             continue
         if any(decided[t][0] is not None for t in game_map.crossing_partners[s]):
             continue
