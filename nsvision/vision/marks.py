@@ -822,12 +822,18 @@ def compare_marks(marks: MarksReading, tourist_circles: int, objectives_met: tup
     return (*([track] if track else []), *(why for why, _claim in _box_differences(marks, objectives_met)))
 
 
+def _clear_track_difference(marks: MarksReading, tourist_circles: int) -> str | None:
+    """``_track_difference`` where the track is clearly marked (some circle crossed out, no mark in
+    doubt), or None."""
+    if marks.doubtful or marks.tourist_circles_crossed == 0:
+        return None
+    return _track_difference(marks, tourist_circles)
+
+
 def track_contradicts(marks: MarksReading, tourist_circles: int) -> bool:
     """The tourist track, clearly marked (some circle crossed out, no mark in doubt), counts other
     than the ``tourist_circles`` the lines earn (see ``marks_contradict``)."""
-    if marks.doubtful or marks.tourist_circles_crossed == 0:
-        return False
-    return _track_difference(marks, tourist_circles) is not None
+    return _clear_track_difference(marks, tourist_circles) is not None
 
 
 def marks_contradict(marks: MarksReading, tourist_circles: int, objectives_met: tuple[bool, ...]) -> tuple[str, ...]:
@@ -841,6 +847,6 @@ def marks_contradict(marks: MarksReading, tourist_circles: int, objectives_met: 
     """
     if marks.doubtful:
         return ()
-    track = _track_difference(marks, tourist_circles) if track_contradicts(marks, tourist_circles) else None
+    track = _clear_track_difference(marks, tourist_circles)
     boxes = (why for why, ticked_in_play in _box_differences(marks, objectives_met) if ticked_in_play)
     return (*([track] if track else []), *boxes)
