@@ -24,6 +24,7 @@ from nsvision.vision.marks import (
     MarksReading,
     compare_marks,
     crossed_count,
+    decide_marks,
     marks_contradict,
     read_marks,
 )
@@ -186,3 +187,26 @@ def test_crossed_count_reads_a_track_against_its_own_clean_circles() -> None:
     assert crossed_count((nan,) * 11) == 0
     # A faint cross between clear ones still counts: crosses go from the left.
     assert crossed_count((0.3, 0.05, 0.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)) == 3
+
+
+def _circles(scores: tuple[float, ...]) -> tuple[CircleMark, ...]:
+    values = (0, 1, 2, 4, 6, 8, 11, 14, 17, 21, 25)
+    return tuple(CircleMark(v, (0.0, 0.0), sc, sc > 0.075) for v, sc in zip(values, scores, strict=True))
+
+
+def test_a_faint_cross_among_a_players_clear_crosses_is_not_in_doubt() -> None:
+    # Scores as read on a photo (41034 of the bench's plans): six crosses, one not twice every
+    # print's threshold, the rest of the track clean paper. Judged against the sheet's own crosses
+    # and clean circles it is plainly crossed, so the track can still contradict the lines.
+    light_player = (0.267, 0.368, 0.172, 0.199, 0.096, 0.219, 0.005, 0.007, 0.003, 0.009, 0.007)
+    count, doubts, certainty = decide_marks(_circles(light_player), ())
+    assert (count, doubts) == (6, [])
+    assert certainty > 0.5
+    # Without clean circles to judge it against (a track crossed out to its end), a faint cross
+    # stays in doubt; and one far fainter than the player's other crosses does too.
+    to_the_end = (0.3, 0.3, 0.077, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3)
+    count, doubts, _ = decide_marks(_circles(to_the_end), ())
+    assert count == 11 and doubts == ["tourist circle 3 (2 points) carries a faint mark (score 0.077)"]
+    fainter = (0.4, 0.45, 0.08, 0.5, 0.4, 0.012, 0.01, 0.01, 0.01, 0.01, 0.01)
+    count, doubts, _ = decide_marks(_circles(fainter), ())
+    assert count == 5 and doubts == ["tourist circle 3 (2 points) carries a faint mark (score 0.080)"]

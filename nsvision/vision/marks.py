@@ -467,6 +467,10 @@ BOX_INSET = 0.25
 (a tick fills the middle of the box)."""
 CLEAR = 4.0
 """A score this many times past its threshold (either way) is read with full confidence."""
+OWN_CLEAR = 2.5
+"""The same against a track's own threshold between its crosses and its clean circles (``_track_split``):
+that threshold is the player's own, so a score nearer it is as plain (a light player's cross at 0.1
+beside crosses of 0.2 and clean circles of 0.005 is sure, where it is faint against ``CROSSED``)."""
 SEEN = 0.98
 """Share of a circle or box that must lie inside the picture for it to be judged."""
 
@@ -561,12 +565,12 @@ def box_score(zone: ZoneImage, box: FoundBox) -> float:
     return float(marked_pixels(zone.image[y0:y1, x0:x1], region).mean())
 
 
-def _certainty(score: float, threshold: float) -> float:
-    """0 at the threshold, 1 at ``CLEAR`` times past it either way (log scale)."""
+def _certainty(score: float, threshold: float, clear: float = CLEAR) -> float:
+    """0 at the threshold, 1 at ``clear`` times past it either way (log scale)."""
     if not np.isfinite(score):
         return 0.0
     ratio = max(score, threshold / 64) / threshold
-    return float(min(1.0, abs(np.log(ratio)) / np.log(CLEAR)))
+    return float(min(1.0, abs(np.log(ratio)) / np.log(clear)))
 
 
 # ---- the reading ------------------------------------------------------------------------------------
@@ -698,7 +702,7 @@ def read_marks(image: np.ndarray, registration: Registration, calibration: Calib
         sc = box_score(fit.zone, found)
         p = sheet_to_image_px(registration, sheet, np.array(found.center))[0]
         objectives.append(BoxMark(b.name, (float(p[0]), float(p[1])), sc, bool(np.isfinite(sc) and sc > TICKED)))
-    count, doubts, certainty = _decide(circles, tuple(objectives))
+    count, doubts, certainty = decide_marks(circles, tuple(objectives))
     if fit.matched == 0:
         doubts.insert(0, "the score zone's printed boxes and circles were not found where the map puts them")
         certainty = 0.0
@@ -715,9 +719,15 @@ def crossed_count(scores: tuple[float, ...]) -> int:
     threshold for every picture would not. Without such a split the track is all crossed or all
     clean, by its median score against ``CROSSED``.
     """
+    return _track_split(scores)[0]
+
+
+def _track_split(scores: tuple[float, ...]) -> tuple[int, float | None]:
+    """``crossed_count``, and the score between the sheet's own crosses and its clean circles (the
+    geometric mean of the two groups' levels) where the track splits into them, else None."""
     seen = [i for i, v in enumerate(scores) if np.isfinite(v)]
     if not seen:
-        return 0
+        return 0, None
     logs = np.log(np.maximum(np.array([scores[i] for i in seen]), SCORE_FLOOR))
     best: tuple[float, int, float, float] | None = None
     for k in range(1, len(logs)):
@@ -728,15 +738,15 @@ def crossed_count(scores: tuple[float, ...]) -> int:
     if best is not None:
         _cost, k, head_mean, tail_mean = best
         if head_mean - tail_mean > np.log(SPLIT_CONTRAST) and np.exp(head_mean) > SPLIT_MIN:
-            return seen[k - 1] + 1
-    return seen[-1] + 1 if float(np.median(np.exp(logs))) > CROSSED else 0
+            return seen[k - 1] + 1, float(np.exp((head_mean + tail_mean) / 2))
+    return (seen[-1] + 1 if float(np.median(np.exp(logs))) > CROSSED else 0), None
 
 
-def _decide(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...]) -> tuple[int, list[str], float]:
+def decide_marks(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...]) -> tuple[int, list[str], float]:
     """The crossed count that best fits the scores, the marks in doubt, and the overall confidence."""
     doubts: list[str] = []
     certainty = [1.0]
-    count = crossed_count(tuple(c.score for c in circles))
+    count, own = _track_split(tuple(c.score for c in circles))
     unseen = [i + 1 for i, c in enumerate(circles) if not c.seen]
     if unseen and len(unseen) == len(circles):
         doubts.append("the tourist track is not (wholly) in the picture: its crossed-out circles were not read")
@@ -749,13 +759,18 @@ def _decide(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...]) ->
         if not c.seen:
             continue
         in_prefix = i < count
-        if c.crossed != in_prefix:
+        # Judged against every print's threshold and, where the track splits, against the sheet's
+        # own crosses and clean circles: a light player's faint cross among clearly clean circles
+        # is as sure as a firm one.
+        sides = [(c.crossed, CROSSED, CLEAR)] + ([(c.score > own, own, OWN_CLEAR)] if own is not None else [])
+        agreeing = [(threshold, clear) for crossed, threshold, clear in sides if crossed == in_prefix]
+        if not agreeing:
             how = "looks crossed out" if c.crossed else "does not look crossed out"
             side = "after" if c.crossed else "before"
             doubts.append(f"{label} {how}, but it lies {side} the {count} circle(s) read as crossed from the left")
             certainty.append(0.0)
             continue
-        sure = _certainty(c.score, CROSSED)
+        sure = max(_certainty(c.score, threshold, clear) for threshold, clear in agreeing)
         certainty.append(sure)
         if sure < 0.5:
             doubts.append(f"{label} carries a faint mark (score {c.score:.3f})")
