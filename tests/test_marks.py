@@ -210,3 +210,20 @@ def test_a_faint_cross_among_a_players_clear_crosses_is_not_in_doubt() -> None:
     fainter = (0.4, 0.45, 0.08, 0.5, 0.4, 0.012, 0.01, 0.01, 0.01, 0.01, 0.01)
     count, doubts, _ = decide_marks(_circles(fainter), ())
     assert count == 5 and doubts == ["tourist circle 3 (2 points) carries a faint mark (score 0.080)"]
+
+
+def test_circles_out_of_the_picture_are_read_where_the_track_says_what_they_must_be() -> None:
+    nan = float("nan")
+    # The last two circles are cut off, after a clean one: crosses go from the left, so they are clean.
+    cut_right = (0.2, 0.3, 0.25, 0.005, 0.004, 0.006, 0.003, 0.005, 0.004, nan, nan)
+    assert decide_marks(_circles(cut_right), ())[:2] == (3, [])
+    # The first is cut off, before a crossed one: crossed.
+    cut_left = (nan, 0.3, 0.25, 0.22, 0.005, 0.004, 0.006, 0.003, 0.005, 0.004, 0.006)
+    assert decide_marks(_circles(cut_left), ())[:2] == (4, [])
+    # Cut off right after the last cross, or before a clean track: it could be either.
+    at_the_edge = (0.2, 0.3, 0.25, nan, nan, nan, nan, nan, nan, nan, nan)
+    assert decide_marks(_circles(at_the_edge), ())[1] == [
+        "tourist circle(s) 4, 5, 6, 7, 8, 9, 10, 11 not (wholly) in the picture"
+    ]
+    clean_after = (nan, 0.005, 0.004, 0.006, 0.003, 0.005, 0.004, 0.006, 0.005, 0.004, 0.006)
+    assert decide_marks(_circles(clean_after), ())[1] == ["tourist circle(s) 1 not (wholly) in the picture"]

@@ -742,6 +742,17 @@ def _track_split(scores: tuple[float, ...]) -> tuple[int, float | None]:
     return (seen[-1] + 1 if float(np.median(np.exp(logs))) > CROSSED else 0), None
 
 
+def _unseen_follow(circles: tuple[CircleMark, ...], count: int) -> bool:
+    """Every circle out of the picture lies where the circles in it say what it must be: after a
+    clean circle (crosses go from the left, so it is clean too) or before a crossed one."""
+    seen = [i for i, c in enumerate(circles) if c.seen]
+    first_clean = min((i for i in seen if i >= count), default=None)
+    unseen = [i for i, c in enumerate(circles) if not c.seen]
+    after_clean = first_clean is not None and all(i > first_clean for i in unseen)
+    before_crossed = count > 0 and all(i < count - 1 for i in unseen) and (count - 1) in seen
+    return after_clean or before_crossed
+
+
 def decide_marks(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...]) -> tuple[int, list[str], float]:
     """The crossed count that best fits the scores, the marks in doubt, and the overall confidence."""
     doubts: list[str] = []
@@ -750,9 +761,9 @@ def decide_marks(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...
     unseen = [i + 1 for i, c in enumerate(circles) if not c.seen]
     if unseen and len(unseen) == len(circles):
         doubts.append("the tourist track is not (wholly) in the picture: its crossed-out circles were not read")
-    elif unseen:
+        certainty.append(0.0)
+    elif unseen and not _unseen_follow(circles, count):
         doubts.append(f"tourist circle(s) {', '.join(map(str, unseen))} not (wholly) in the picture")
-    if unseen:
         certainty.append(0.0)
     for i, c in enumerate(circles):
         label = f"tourist circle {i + 1} ({c.value} points)"
