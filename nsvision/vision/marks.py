@@ -738,7 +738,9 @@ def _track_split(scores: tuple[float, ...]) -> tuple[int, float | None]:
     if best is not None:
         _cost, k, head_mean, tail_mean = best
         if head_mean - tail_mean > np.log(SPLIT_CONTRAST) and np.exp(head_mean) > SPLIT_MIN:
-            return seen[k - 1] + 1, float(np.exp((head_mean + tail_mean) / 2))
+            # The rest is the player's clean paper only where it is clean to every print's eye.
+            own = float(np.exp((head_mean + tail_mean) / 2)) if np.exp(tail_mean) < CROSSED else None
+            return seen[k - 1] + 1, own
     return (seen[-1] + 1 if float(np.median(np.exp(logs))) > CROSSED else 0), None
 
 
@@ -765,6 +767,7 @@ def decide_marks(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...
     elif unseen and not _unseen_follow(circles, count):
         doubts.append(f"tourist circle(s) {', '.join(map(str, unseen))} not (wholly) in the picture")
         certainty.append(0.0)
+    last_crossed = max((i for i, c in enumerate(circles) if c.seen and i < count), default=-1)
     for i, c in enumerate(circles):
         label = f"tourist circle {i + 1} ({c.value} points)"
         if not c.seen:
@@ -782,6 +785,10 @@ def decide_marks(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...
             certainty.append(0.0)
             continue
         sure = max(_certainty(c.score, threshold, clear) for threshold, clear in agreeing)
+        if i < last_crossed:
+            # Crosses go from the left: a circle before one that is crossed out is crossed out too,
+            # however faint its own cross (the last one's doubt, if any, stands for the count).
+            continue
         certainty.append(sure)
         if sure < 0.5:
             doubts.append(f"{label} carries a faint mark (score {c.score:.3f})")
