@@ -26,8 +26,9 @@ shown to change no reading at all.
 What is kept per sheet (``bench/out/measured-SET.pkl``): its case and truth, the reader's
 measurements (``nsvision.pipeline.Measurements``: registration, every section's pencil evidence,
 the circles round stations, the score zone's marks) and the outcome when they were stored. Only
-``nsvision.pipeline.decide`` runs again: a change to what is measured (the registration, the
-evidence in ``vision/detect.py``, the circles, the marks) needs the set stored again. The file is a
+``nsvision.pipeline.decide`` runs again, with the score zone judged again from the scores kept
+(``marks.judge_marks``): a change to what is measured (the registration, the evidence in
+``vision/detect.py``, the circles, the marks' scores) needs the set stored again. The file is a
 Python pickle, for this checkout's own use: do not load one from elsewhere.
 """
 
@@ -39,6 +40,7 @@ import sys
 import time
 from collections.abc import Collection, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,7 @@ from accuracy import Case, file_format, judge, outcome_cells, outcomes, plan, pr
 from nsvision.calibration import Calibration, load_calibration
 from nsvision.pipeline import SheetReport, decide
 from nsvision.render.sample import Sample
+from nsvision.vision.marks import judge_marks
 
 SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "robustness", "twice")
 TWICE = 40, 60_000
@@ -169,7 +172,11 @@ def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
     """A stored read decided by the working tree's rebuild, judged against its truth."""
     if "measurements" not in row:
         return _FAILED
-    return judge(decide(row["measurements"], cal), row["expected"])
+    measured = row["measurements"]
+    # The score zone as the working tree judges the scores kept (how crossed each circle looks).
+    marks = measured.marks
+    measured = replace(measured, marks=judge_marks(marks.circles, marks.objectives, marks.shapes_found))
+    return judge(decide(measured, cal), row["expected"])
 
 
 STRENGTH_BINS = 4

@@ -702,11 +702,18 @@ def read_marks(image: np.ndarray, registration: Registration, calibration: Calib
         sc = box_score(fit.zone, found)
         p = sheet_to_image_px(registration, sheet, np.array(found.center))[0]
         objectives.append(BoxMark(b.name, (float(p[0]), float(p[1])), sc, bool(np.isfinite(sc) and sc > TICKED)))
-    count, doubts, certainty = decide_marks(circles, tuple(objectives))
-    if fit.matched == 0:
+    return judge_marks(circles, tuple(objectives), fit.matched)
+
+
+def judge_marks(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...], shapes_found: int) -> MarksReading:
+    """The reading of a score zone from each circle's and box's score (``decide_marks``) and how many
+    of its printed shapes were found: what ``read_marks`` returns, and what a reading kept from an
+    older reader is judged again by (``bench/reread.py``)."""
+    count, doubts, certainty = decide_marks(circles, objectives)
+    if shapes_found == 0:
         doubts.insert(0, "the score zone's printed boxes and circles were not found where the map puts them")
         certainty = 0.0
-    return MarksReading(circles, tuple(objectives), count, certainty, tuple(doubts), fit.matched)
+    return MarksReading(circles, objectives, count, certainty, tuple(doubts), shapes_found)
 
 
 def crossed_count(scores: tuple[float, ...]) -> int:
