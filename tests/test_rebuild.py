@@ -691,16 +691,14 @@ def test_a_lightly_marked_last_section_of_a_line_is_read_but_in_doubt() -> None:
     assert not firm.doubtful
 
 
-def test_light_marks_leaving_a_station_inside_a_line_are_put_in_doubt_where_some_reach_ink() -> None:
-    # A Railroad Switch lets a line branch from any of its stations: a light branch is looked at.
+def test_marks_too_light_for_ink_leaving_a_station_inside_a_line_are_put_in_doubt() -> None:
+    # A Railroad Switch lets a line branch from any of its stations: a faint branch is looked at.
     branch = _section("2,5-3,6")
-    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"}
-    light = _read(lines, branch=_ev(branch, 0.05, HUES["purple"], faint=0.7))
+    light = _read(
+        {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"}, branch=_ev(branch, 0.0, HUES["purple"], faint=0.7)
+    )
     assert light.sections[branch].colour is None
     assert light.sections[branch].doubtful
-    # Faint marks with no ink at all there are the print's beside the station, not a branch; at the
-    # line's end the same marks are the line going on lightly (see above).
-    assert not _read(lines, branch=_ev(branch, 0.0, HUES["purple"], faint=0.7)).doubtful
     # Faint marks of another line's hue there are not that line's branch.
     other = _read(
         {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"}, branch=_ev(branch, 0.0, HUES["blue"], faint=0.7)

@@ -93,9 +93,6 @@ WEAK_SURE_INK = 0.7
 """Marked share a section seen mostly over the Thames needs before it is read without doubt."""
 FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
-BRANCH_INK = 0.01
-"""Share of a section in ink under which faint marks leaving a line's middle station (not its end)
-are not looked at: a branch is not drawn that lightly."""
 FAINT_EXTENSION_SHARE = 0.6
 """The same for marks too light to count as ink but present on this share of the section (``faint``)."""
 FAINT_LONG_END_SHARE = 0.25
@@ -686,11 +683,6 @@ def rebuild(
         elif river and band is not None:
             cand = sorted({nearest[s]} | _band_explains(_vec(ev), hues, band))
         near = [k for k in cand if s.a in reach[k] or s.b in reach[k]]
-        if not river and ev.ink < BRANCH_INK and not any(p in line_ends[k] for k in near for p in (s.a, s.b)):
-            # Faint marks without any ink on paper, leaving a line only where a branch could go:
-            # over every stored bench read such marks were the print's beside a station, never a
-            # branch of that line (a branch is not drawn that much lighter than the rest).
-            continue
         if near:
             k = nearest[s] if nearest[s] in near else near[0]
             share = max(ev.ink, ev.faint)
