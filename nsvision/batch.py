@@ -790,7 +790,9 @@ CSV_COLUMNS = (
     "settled by hand",
     "claim differences",
     "note",
+    "also check",
 )
+"""``results.csv``'s columns, in order; a column added later goes at the end (scripts may read by position)."""
 LEADERBOARD_COLUMNS = ("rank", "player", "source", "page", "total", "best line", "status")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -807,7 +809,8 @@ def _cell(value: Any) -> Any:
 
 
 def csv_row(row: SheetRow) -> dict[str, Any]:
-    """One ``results.csv`` row: scores, status, player, violations, doubts, claim differences and a note."""
+    """One ``results.csv`` row: scores, status, player, violations, doubts, claim differences, a note
+    and the sections worth a look besides those in doubt (``also_check``)."""
     out: dict[str, Any] = {"source": row.source, "page": row.page, "player": row.player, "status": row.status}
     score = row.sheet.get("score")
     if row.read and isinstance(score, Mapping):
@@ -819,6 +822,7 @@ def csv_row(row: SheetRow) -> dict[str, Any]:
         out["total"] = score["total"]
         out["violations"] = "; ".join(v["code"] for v in row.sheet.get("violations", ()))
         out["doubtful sections"] = " ".join(row.sheet.get("doubtful_sections", ()))
+        out["also check"] = " ".join(item["section"] for item in row.sheet.get("also_check", ()))
     out["settled by hand"] = " ".join(row.fixes)
     out["claim differences"] = " | ".join(row.claim_differences)
     out["note"] = row.error if row.error else "; ".join(row.sheet.get("review_reasons", ()))

@@ -424,3 +424,27 @@ def test_the_report_gives_each_sheet_in_doubt_the_command_that_settles_it(round_
             assert f"--fix {prefix}{name}=" in page
     if not any(row.get("doubtful_sections") for row in _rows(round_.out)):
         assert "--fix" not in page
+
+
+def test_the_csv_names_the_sections_worth_a_look_besides_those_in_doubt(
+    tmp_path: Path, calibration: Calibration
+) -> None:
+    # A sheet flagged for review whose reading names a section read as not drawn that is worth a
+    # look too (the tourist track counts a site the lines as read miss): the organiser reading the
+    # CSV sees it beside the sections in doubt, in the last column (scripts may read by position).
+    report = score_network_file(_network_file(tmp_path / "net.json", calibration.map, 3), calibration)
+    sheet = {
+        **report.to_dict(),
+        "doubtful_sections": ["2,7-3,7"],
+        "also_check": [{"section": "0,2-0,3", "reason": "the tourist track counts 5 sites, the lines as read 4"}],
+    }
+    best = max(line["score"] for line in sheet["score"]["lines"].values())
+    row = SheetRow("a.jpg", 1, "needs_review", ExitCode.NEEDS_REVIEW, tie_break=(report.score.total, best), sheet=sheet)
+    write_reports(tmp_path, [row])
+    with (tmp_path / RESULTS_CSV).open(encoding="utf-8-sig", newline="") as fh:
+        header = next(csv.reader(fh))
+        fh.seek(0)
+        (written,) = list(csv.DictReader(fh))
+    assert header[-1] == "also check"
+    assert (written["doubtful sections"], written["also check"]) == ("2,7-3,7", "0,2-0,3")
+    assert written["total"] == str(report.score.total)
