@@ -29,6 +29,7 @@ from nsvision.render.sample import Sample, make_sample, write_sample
 from nsvision.render.style import CREAM, STYLES
 from nsvision.report import render_result
 from nsvision.vision.load import LoadedPage, load_page
+from nsvision.vision.marks import judge_marks
 from nsvision.vision.rebuild import TOURIST_SECOND_LOOKS, tourist_second_looks
 from nsvision.vision.register import register
 
@@ -221,6 +222,10 @@ def test_a_sheet_decided_again_from_its_kept_measurements_reads_as_from_its_pict
 
     same(decide(kept, CAL), report)
     same(decide(kept, CAL, fixes=[fix]), analyze_sheet(image, CAL, fixes=[fix]))
+    # The score zone is judged again from its kept scores (how bench/reread.py reads a kept sheet
+    # with a changed judgement): unchanged, that judgement gives back the very reading.
+    marks = kept.marks
+    assert judge_marks(marks.circles, marks.objectives, marks.shapes_found).to_dict() == marks.to_dict()
 
 
 def test_picture_without_a_map_is_an_error() -> None:
