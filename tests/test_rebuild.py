@@ -235,6 +235,16 @@ def test_where_a_light_stroke_may_hide_without_doubt_is_named_for_a_second_look(
     assert "purple" in reading.second_look[nxt] and "Thames" in reading.second_look[river]
     # Settled by a person, a section needs no second look.
     assert set(settle_by_hand(reading, {nxt: None}).second_look) == {river}
+    # At the line's end a little less is worth a look (a light stroke most often goes on a line);
+    # beside its middle (2,5) the same marks are not.
+    middle = _section("2,5-3,6")
+    lighter = _read(
+        {**OTHERS, "2,5-2,7": "purple", "2,5-4,5": "purple"},
+        nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.22),
+        middle=_ev(middle, 0.0, HUES["purple"], faint=0.22),
+    )
+    assert not lighter.doubtful
+    assert set(lighter.second_look) == {nxt}
 
 
 def test_faint_marks_are_ignored_where_the_print_itself_leaves_them_everywhere() -> None:
