@@ -1021,9 +1021,8 @@ SECOND_LOOK_SHARE = 0.3
 hue, it is worth a look when the sheet is reviewed anyway."""
 SECOND_LOOK_END_SHARE = 0.2
 """The same where the section leaves an end of that line, where a light stroke most often goes on:
-over every stored bench read, a section so marked from 0.2 to 0.3 at a line's end is drawn on one
-sheet in eight that is reviewed anyway (28 of 225), as often as the looks from 0.3 next to a line
-(70 of 725)."""
+over every stored bench read, on sheets reviewed anyway, one such section in eight marked on 0.2 to
+0.3 of it at a line's end is drawn (28 of 225), as often as those from 0.3 next to a line (70 of 725)."""
 
 
 def _second_looks(
