@@ -791,11 +791,11 @@ def decide_marks(circles: tuple[CircleMark, ...], objectives: tuple[BoxMark, ...
             doubts.append(f"{label} {how}, but it lies {side} the {count} circle(s) read as crossed from the left")
             certainty.append(0.0)
             continue
-        sure = max(_certainty(c.score, threshold, clear) for threshold, clear in agreeing)
         if i < last_crossed:
             # Crosses go from the left: a circle before one that is crossed out is crossed out too,
             # however faint its own cross (the last one's doubt, if any, stands for the count).
             continue
+        sure = max(_certainty(c.score, threshold, clear) for threshold, clear in agreeing)
         certainty.append(sure)
         if sure < 0.5:
             doubts.append(f"{label} carries a faint mark (score {c.score:.3f})")

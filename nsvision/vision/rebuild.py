@@ -307,13 +307,29 @@ def settle_by_hand(
             True,
             (also or {}).get(s) if colour is not None else None,
         )
-    decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
+    decided = _decisions(sections)
     # What is worth a second look follows the lines as the person has settled them.
     evidence = {s: r.evidence for s, r in sections.items()}
     looks = _second_looks(decided, evidence, {s: r.nearest for s, r in sections.items()})
     second_look = {s: why for s, why in looks.items() if s not in fixes}
+    return _reading_with(reading, sections, decided, second_look)
+
+
+def _decisions(sections: Mapping[Section, SectionReading]) -> dict[Section, Decision]:
+    """The rebuild's decisions (colour, confidence, reason, colour margin) behind section readings."""
+    return {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
+
+
+def _reading_with(
+    reading: Reading,
+    sections: Mapping[Section, SectionReading],
+    decided: Mapping[Section, Decision],
+    second_look: Mapping[Section, str],
+) -> Reading:
+    """``reading`` with some sections read otherwise (``sections``, their ``_decisions``): its lines
+    built again from them, under the same options and learnt hues."""
     twice = {s: r.also for s, r in sections.items() if r.also is not None}
-    return Reading(_network(decided, reading.network.options, twice), sections, reading.hues, second_look)
+    return Reading(_network(decided, reading.network.options, twice), dict(sections), reading.hues, dict(second_look))
 
 
 def _drawn_confidence(ink: float) -> float:
@@ -1121,10 +1137,8 @@ def read_to_tourist_track(reading: Reading, game_map: GameMap, crossed: int, ear
         **reading.sections,
         s: replace(was, colour=c, confidence=min(was.confidence, 0.6), doubtful=True, reason=why),
     }
-    decided = {t: (r.colour, r.confidence, r.reason, r.colour_margin) for t, r in sections.items()}
-    twice = {t: r.also for t, r in sections.items() if r.also is not None}
     second_look = {t: why for t, why in reading.second_look.items() if t != s}
-    return Reading(_network(decided, reading.network.options, twice), sections, reading.hues, second_look)
+    return _reading_with(reading, sections, _decisions(sections), second_look)
 
 
 def tourist_second_looks(reading: Reading, game_map: GameMap, crossed: int, earned: int) -> dict[Section, str]:
@@ -1389,7 +1403,7 @@ def _specks_beside_lines(
     # (No colour is decided below until every pencil has been looked at, so the sections read as
     # not drawn, and the blank level, hold for all four.)
     plain = _plain_blank(decided, evidence, game_map)
-    blank_level = _blank_specks(decided, evidence, game_map)
+    blank_level = _blank_specks(plain, on_line, evidence, game_map)
     found: dict[tuple[Colour, Point], list[Section]] = {}
     for k, colour in enumerate(LINE_COLOURS):
         if colour not in blank_level:
@@ -1426,13 +1440,14 @@ def _plain_blank(
 
 
 def _blank_specks(
-    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+    plain: Sequence[Section],
+    on_line: Mapping[Colour, set[Point]],
+    evidence: Mapping[Section, SegmentEvidence],
+    game_map: GameMap,
 ) -> dict[Colour, float]:
-    """Per pencil, the most specks of it on the sheet's blank sections away from its line (none of
-    their stations on it or its departure station): what the print itself leaves (a tinted guide).
-    A pencil with no such section is left out."""
-    on_line, _ends = _line_stations(decided)
-    plain = _plain_blank(decided, evidence, game_map)
+    """Per pencil, the most specks of it on the sheet's blank sections (``plain``: ``_plain_blank``)
+    away from its line (none of their stations ``on_line`` of it or its departure station): what the
+    print itself leaves (a tinted guide). A pencil with no such section is left out."""
     out: dict[Colour, float] = {}
     for k, colour in enumerate(LINE_COLOURS):
         reaches = on_line[colour] | {game_map.departure(colour)}
@@ -1463,7 +1478,8 @@ def _specks_confirm_light_strokes(
     """
     if not any(ev.specks for ev in evidence.values()):
         return
-    blank_level = _blank_specks(decided, evidence, game_map)
+    on_line, _ends = _line_stations(decided)
+    blank_level = _blank_specks(_plain_blank(decided, evidence, game_map), on_line, evidence, game_map)
     for s, (c, f, r, m) in list(decided.items()):
         ev = evidence[s]
         if c is None or f >= CONFIDENT or not isinstance(r, LightDoubt) or not ev.specks or m < COLOUR_MARGIN:
