@@ -95,6 +95,11 @@ FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
 FAINT_EXTENSION_SHARE = 0.6
 """The same for marks too light to count as ink but present on this share of the section (``faint``)."""
+FAINT_END_SHARE = 0.55
+"""The same at a line's end only, where a light hand's stroke most often goes on: marks on a little
+less of the section than ``FAINT_EXTENSION_SHARE``, on a sheet whose blank sections are free of them.
+Over every stored bench read (3,400 sheets) this puts in doubt a light stroke on one sheet read wrong
+without a flag (149016) and flags four read right."""
 FAINT_LONG_END_SHARE = 0.25
 """The same for a long section (``LONG_SAMPLES``) at a line's end, in the line's own hue."""
 LONG_SAMPLES = 60
@@ -120,12 +125,17 @@ when faint marks cover at least ``FAINT_EXTENSION_SHARE_RIVER`` of it."""
 FAINT_CLEAR_END_SHARE = 0.45
 """Share of a section with faint marks from which, on any sheet, they are looked at at the end of a
 line of their hue when they are plainly of it (``FAINT_CLEAR_END_MARGIN``), on a section of at least
-``FAINT_CLEAR_END_SAMPLES`` positions, and ``FAINT_CLEAR_END_LEAD`` above what nine in ten of the
-sheet's blank sections of that length show. On the 1,320 reads of the six development sets (at
-89b4360), 22 such sections are drawn and 4 blank; one sheet more is flagged, and it was wrong
-without a flag."""
+``FAINT_CLEAR_END_OWN_SAMPLES`` positions, and ``FAINT_CLEAR_END_LEAD`` above what nine in ten of the
+sheet's blank sections of ``FAINT_CLEAR_END_SAMPLES`` positions and more show. On the 1,320 reads of
+the six development sets (at 89b4360), 22 such sections are drawn and 4 blank; one sheet more is
+flagged, and it was wrong without a flag."""
 FAINT_CLEAR_END_SAMPLES = 20
-"""Fewest measured positions of such a section: on shorter ones a few specks of print make a large share."""
+"""Fewest measured positions of the sheet's blank sections that the faint marks are compared with:
+on shorter ones a few specks of print make a large share."""
+FAINT_CLEAR_END_OWN_SAMPLES = 12
+"""Fewest measured positions of the section itself: more than the ten of the shortest sections, where
+the symbols' edges alone leave faint marks on half of it. A light stroke on a short section next to a
+tourist site (14 positions) was read as not drawn without a flag (111044) at 20."""
 FAINT_CLEAR_END_LEAD = 0.25
 """How much more of such a section than of the sheet's blank ones must show faint marks."""
 FAINT_CLEAR_END_MARGIN = 0.9
@@ -673,17 +683,18 @@ def rebuild(
             faint_means_pencil and ev.ink >= LIGHT_EXTENSION_INK and ev.faint >= LIGHT_EXTENSION_SHARE
         ):
             reach = on_line
-        elif faint_means_pencil and ev.faint >= FAINT_EXTENSION_SHARE:
+        elif faint_means_pencil and ev.faint >= FAINT_END_SHARE:
             # Marks too light to count as ink only matter next to a line: it may go on lightly from
-            # an end, or branch lightly from any of its stations (a Railroad Switch).
-            reach = on_line
+            # an end, or branch lightly from any of its stations (a Railroad Switch); on a little
+            # less of it, from an end.
+            reach = on_line if ev.faint >= FAINT_EXTENSION_SHARE else line_ends
         elif faint_means_pencil and ev.faint >= FAINT_LONG_END_SHARE and ev.samples >= LONG_SAMPLES:
             # A long section lightly drawn shows its faint marks on only part of its length; of the
             # line's own hue at the line's end, that is more than a blank guide shows.
             reach = line_ends
         elif (
             ev.faint >= max(FAINT_CLEAR_END_SHARE, blank_level + FAINT_CLEAR_END_LEAD)
-            and ev.samples >= FAINT_CLEAR_END_SAMPLES
+            and ev.samples >= FAINT_CLEAR_END_OWN_SAMPLES
             and m >= FAINT_CLEAR_END_MARGIN
         ):
             # Even where the print leaves faint marks on many blank guides, faint marks on a section
