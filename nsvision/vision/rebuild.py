@@ -98,7 +98,7 @@ FAINT_EXTENSION_SHARE = 0.6
 FAINT_END_SHARE = 0.55
 """The same at a line's end only, where a light hand's stroke most often goes on: marks on a little
 less of the section than ``FAINT_EXTENSION_SHARE``, on a sheet whose blank sections are free of them.
-Over every stored bench read (3,400 sheets) this puts in doubt a light stroke on one sheet read wrong
+Over every stored bench read (3,910 sheets) this puts in doubt a light stroke on one sheet read wrong
 without a flag (149016) and flags four read right."""
 FAINT_LONG_END_SHARE = 0.25
 """The same for a long section (``LONG_SAMPLES``) at a line's end, in the line's own hue."""
