@@ -133,9 +133,10 @@ FAINT_CLEAR_END_SAMPLES = 20
 """Fewest measured positions of the sheet's blank sections that the faint marks are compared with:
 on shorter ones a few specks of print make a large share."""
 FAINT_CLEAR_END_OWN_SAMPLES = 12
-"""Fewest measured positions of the section itself: more than the ten of the shortest sections, where
-the symbols' edges alone leave faint marks on half of it. A light stroke on a short section next to a
-tourist site (14 positions) was read as not drawn without a flag (111044) at 20."""
+"""Fewest measured positions of the section itself: more than the ten or fewer of the shortest
+sections, where the symbols' edges alone leave faint marks on half of many blank ones. A light stroke
+on a short section next to a tourist site (14 positions) was read as not drawn without a flag
+(111044) at 20."""
 FAINT_CLEAR_END_LEAD = 0.25
 """How much more of such a section than of the sheet's blank ones must show faint marks."""
 FAINT_CLEAR_END_MARGIN = 0.9
