@@ -19,6 +19,9 @@ shown to change no reading at all.
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
     python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
                                                                  # reader (kept with store --file)
+    python3 bench/reread.py compare accuracy --seed 42000 --set rebuild.FAINT_END_SHARE=0.5
+                                       # "then" the working tree, "now" the same with that constant
+                                       # changed: a threshold judged on every set before it is edited
     python3 bench/reread.py store accuracy --file other.pkl --jpegs-from bench/out/measured-accuracy.pkl
                                        # read again only what is not a JPEG (the scans): for a change
                                        # to what is measured on clean pictures only (~2 min)
@@ -35,13 +38,16 @@ Python pickle, for this checkout's own use: do not load one from elsewhere.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import pickle
 import sys
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import accuracy  # bench/accuracy.py, beside this script
@@ -201,12 +207,55 @@ def by_strength(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+Setting = tuple[ModuleType, str, float]
+"""A constant to change for ``compare --set``: its module, its name and the value it takes."""
+
+
+def parse_setting(text: str) -> Setting:
+    """``MODULE.NAME=VALUE`` (``rebuild.FAINT_END_SHARE=0.5``): a number of a module of
+    ``nsvision.vision`` or ``nsvision``, with the value it takes, of the number's own type."""
+    target, eq, value = text.partition("=")
+    module_name, dot, attr = target.rpartition(".")
+    if not (eq and dot and module_name and attr):
+        raise ValueError(f"{text!r}: write MODULE.NAME=VALUE, say rebuild.FAINT_END_SHARE=0.5")
+    for package in ("nsvision.vision", "nsvision"):
+        try:
+            module = importlib.import_module(f"{package}.{module_name}")
+        except ModuleNotFoundError:
+            continue
+        current = getattr(module, attr, None)
+        if isinstance(current, bool) or not isinstance(current, (int, float)):
+            raise ValueError(f"{text!r}: {package}.{module_name} has no number {attr}")
+        try:
+            return module, attr, float(value) if isinstance(current, float) else int(value)
+        except ValueError:
+            kind = "number" if isinstance(current, float) else "whole number"
+            raise ValueError(f"{text!r}: {value!r} is not a {kind} like {current!r}") from None
+    raise ValueError(f"{text!r}: no module {module_name} in nsvision.vision or nsvision")
+
+
+@contextlib.contextmanager
+def constants_set(settings: Collection[Setting]) -> Iterator[None]:
+    """The constants set to their values for as long as the block runs, then as they were. Only
+    what reads the constant from its module when it runs sees the change (not a default argument,
+    nor a name imported into another module)."""
+    before = [(module, attr, getattr(module, attr)) for module, attr, _ in settings]
+    try:
+        for module, attr, value in settings:
+            setattr(module, attr, value)
+        yield
+    finally:
+        for module, attr, value in before:
+            setattr(module, attr, value)
+
+
 def compare(
-    name: str, path: Path, every: bool, against: Path | None = None
+    name: str, path: Path, every: bool, against: Path | None = None, settings: Collection[Setting] = ()
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Decide every stored sheet again; print the figures then and now, and the sheets that changed.
     With ``against`` (the same set stored by a changed reader), "then" is this file's reads decided
-    now and "now" is the other file's: what a change of measurement does, sheet by sheet.
+    now and "now" is the other file's: what a change of measurement does, sheet by sheet. With
+    ``settings``, "then" is the reads decided now and "now" the same with those constants changed.
     Returns the stored rows and their outcomes now, in the same order."""
     with path.open("rb") as f:
         rows = pickle.load(f)
@@ -222,8 +271,13 @@ def compare(
     now: list[dict[str, Any]] = []
     for row in rows:
         other = others.get(_key(row), row)
-        before = row["then"] if against is None and "measurements" in row else _decided(row, cal)
-        after = _decided(other, cal)
+        if settings:
+            before = _decided(row, cal)
+            with constants_set(settings):
+                after = _decided(row, cal)
+        else:
+            before = row["then"] if against is None and "measurements" in row else _decided(row, cal)
+            after = _decided(other, cal)
         then.append(before)
         now.append(after)
         changed = (before["correct"], before["flagged"]) != (after["correct"], after["flagged"])
@@ -270,6 +324,15 @@ def main(argv: list[str] | None = None) -> int:
         "--against", type=Path, help="compare: the same set stored by a changed reader (store --file), read against it"
     )
     ap.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="compare: 'then' is the working tree's reading, 'now' the same with this constant of "
+        "nsvision.vision.MODULE (or nsvision.MODULE) set to VALUE; may be given several times",
+    )
+    ap.add_argument(
         "--jpegs-from",
         type=Path,
         help="store: take the reads saved as JPEG from this stored file of the same set, reading only the "
@@ -287,6 +350,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--against names a stored file of the same set, for compare")
     if args.jpegs_from is not None and (args.action != "store" or not args.jpegs_from.exists()):
         ap.error("--jpegs-from names a stored file of the same set, for store")
+    if args.settings and (args.action != "compare" or args.against is not None):
+        ap.error("--set is for compare, without --against")
+    try:
+        settings = [parse_setting(text) for text in args.settings]
+    except ValueError as e:
+        ap.error(f"--set {e}")
     paths = {
         seed: args.file
         or Path(__file__).resolve().parent
@@ -304,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     now: list[dict[str, Any]] = []
     for path in paths.values():
-        stored, decided = compare(args.set, path, args.all, args.against)
+        stored, decided = compare(args.set, path, args.all, args.against, settings)
         rows += stored
         now += decided
     if args.by_strength:
