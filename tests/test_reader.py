@@ -21,7 +21,7 @@ from rich.console import Console
 
 from nsvision.calibration import load_calibration
 from nsvision.errors import NoMapFoundError
-from nsvision.game.board import LINE_COLOURS, Section, parse_section_name
+from nsvision.game.board import LINE_COLOURS, Section, parse_section_name, station_name
 from nsvision.overlay import closeup_captions
 from nsvision.pipeline import Measurements, SectionFix, SheetReport, analyze_file, analyze_sheet, decide
 from nsvision.render.degrade import lens_distorted, lens_distortion
@@ -46,7 +46,7 @@ def _sheets(expected: dict) -> list[dict]:
 
 
 def _read_sections(report: SheetReport) -> dict[str, set[tuple[str, str]]]:
-    return {c: {tuple(s.to_list()) for s in report.network.sections(c)} for c in LINE_COLOURS}
+    return {c: {(station_name(s.a), station_name(s.b)) for s in report.network.sections(c)} for c in LINE_COLOURS}
 
 
 def _true_sections(expected: dict) -> dict[str, set[tuple[str, str]]]:
@@ -619,7 +619,7 @@ def test_black_and_white_print(seed: int, mode: str, strength: float) -> None:
     # borders. Only the pencil has colour, and it is read as on the colour print.
     sample = make_sample(CAL, seed, mode=mode, style="mono", strength=strength)
     report = analyze_sheet(sample.pages[0].image, CAL)
-    assert _station_error(report, sample.expected) < 0.05
+    assert _station_error(report, sample.expected) < 0.05 and report.reading is not None
     # The grey print leaves nothing in doubt. (A line's last section drawn a tenth as dense as the
     # rest of its line is checked by a person, as a section rubbed out would be: 9002 has one.)
     assert all("rubbed out" in r.reason for r in report.reading.doubtful)
@@ -682,7 +682,7 @@ def test_a_stroke_whose_colour_near_a_departure_disc_is_not_its_colour_clear_of_
     report = analyze_sheet(sample.pages[0].image, CAL)
     assert ("4,6", "5,7") in _true_sections(sample.expected)["purple"]
     _assert_exact_or_flagged(report, sample.expected)
-    assert "4,6-5,7" in report.doubtful_sections
+    assert "4,6-5,7" in report.doubtful_sections and report.reading is not None
     assert "purple clear of them" in report.reading.sections[parse_section_name("4,6-5,7")].reason
 
 
@@ -806,6 +806,7 @@ def test_a_small_map_in_a_jpeg_that_halves_its_colours_is_told_how_to_take_a_bet
     # photo-hard's 100, this one misreads sections. It is flagged, and the person told why and how
     # to take a picture that reads; the advice never flags a sheet by itself.
     image = cv2.imread(str(SAMPLES / "photo-hard" / "photo-126.jpg"))
+    assert image is not None
     f = 1600 / max(image.shape[:2])
     small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     halved, full = tmp_path / "halved.jpg", tmp_path / "full.jpg"
@@ -816,7 +817,7 @@ def test_a_small_map_in_a_jpeg_that_halves_its_colours_is_told_how_to_take_a_bet
         cv2.imwrite(str(path), small, [cv2.IMWRITE_JPEG_QUALITY, 80, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, factor])
     advice = "the map is small in this picture"
     report = analyze_file(halved, CAL)[0]
-    assert isinstance(report, SheetReport) and report.measurements is not None
+    assert isinstance(report, SheetReport) and report.measurements is not None and report.registration is not None
     assert report.measurements.colour_halved and report.registration.pitch_px < 110
     assert report.needs_review
     assert any(advice in r for r in report.review_reasons)
