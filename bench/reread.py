@@ -16,6 +16,8 @@ shown to change no reading at all.
                                                          # strength sweep
     python3 bench/reread.py compare accuracy --seed 42000 43000 --by-strength   # several stored plans,
                                                          # each compared, their photos by strength summed
+    python3 bench/reread.py compare accuracy --seed 72000 --wrong   # ... and each sheet wrong without a
+                                                         # flag, its misread sections and their marks
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
     python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
                                                                  # reader (kept with store --file)
@@ -175,14 +177,45 @@ _FAILED: dict[str, Any] = {"correct": False, "flagged": True, "total": None, "do
 
 
 def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
-    """A stored read decided by the working tree's rebuild, judged against its truth."""
+    """A stored read decided by the working tree's rebuild, judged against its truth; a sheet read
+    wrong without a flag also gets its ``misread`` sections (``misread_sections``)."""
     if "measurements" not in row:
         return _FAILED
     measured = row["measurements"]
     # The score zone as the working tree judges the scores kept (how crossed each circle looks).
     marks = measured.marks
     measured = replace(measured, marks=judge_marks(marks.circles, marks.objectives, marks.shapes_found))
-    return judge(decide(measured, cal), row["expected"])
+    report = decide(measured, cal)
+    outcome = judge(report, row["expected"])
+    if not outcome["correct"] and not outcome["flagged"]:
+        outcome["misread"] = misread_sections(report, row["expected"])
+    return outcome
+
+
+def misread_sections(report: SheetReport, expected: dict[str, Any]) -> list[str]:
+    """Each section read otherwise than drawn, with what was measured on it: the pencil marks'
+    share of its positions (ink, and faint at half the threshold), how many positions, and the
+    second look a person would be shown were the sheet reviewed, if any."""
+    truth: dict[frozenset[str], set[str]] = {}
+    for colour, sections in expected["network"]["lines"].items():
+        for a, b in sections:
+            truth.setdefault(frozenset((a, b)), set()).add(colour)
+    if report.reading is None:
+        return []
+    looks = report.reading.second_look
+    out = []
+    for s, r in report.reading.sections.items():
+        drawn = truth.get(frozenset(s.to_list()), set())
+        read = {c for c in (r.colour, r.also) if c}
+        if read != drawn:
+            ev = r.evidence
+            look = f"; a second look were it reviewed: {looks[s]}" if s in looks else ""
+            out.append(
+                f"{s.name} read {' and '.join(sorted(read)) or 'not drawn'}, drawn "
+                f"{' and '.join(sorted(drawn)) or 'nowhere'}: ink on {ev.ink:.0%}, faint marks on {ev.faint:.0%} "
+                f"of {ev.samples} positions{look}"
+            )
+    return out
 
 
 STRENGTH_BINS = 4
@@ -205,6 +238,24 @@ def by_strength(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
         low, high = k / STRENGTH_BINS, (k + 1) / STRENGTH_BINS
         lines.append(f"| {low:.2f}–{high:.2f} | {len(part)} | {outcome_cells(part)} |")
     return "\n".join(lines)
+
+
+def wrong_unflagged(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
+    """The sheets ``now`` read wrong without a flag (decided again, in the order of ``rows``), each
+    with its misread sections: the worst outcome, listed to be looked at one by one."""
+    lines = []
+    for row, outcome in zip(rows, now, strict=True):
+        if outcome["correct"] or outcome["flagged"]:
+            continue
+        c = row["case"]
+        variant = f" ({row['variant']})" if row.get("variant") else ""
+        lines.append(
+            f"wrong without a flag: {c['style']}/{c['mode']} seed {c['seed']}{variant}, strength {c['strength']:.2f}"
+            f"{', breaking ' + c['violation'] if c.get('violation') else ''}; total {outcome['total']} "
+            f"(true {row['expected']['total']})"
+        )
+        lines += [f"    {line}" for line in outcome.get("misread", [])]
+    return "\n".join(lines) if lines else "no sheet read wrong without a flag"
 
 
 Setting = tuple[ModuleType, str, float]
@@ -313,6 +364,11 @@ def main(argv: list[str] | None = None) -> int:
         "--by-strength", action="store_true", help="compare: the legal photos' outcomes now, by quarter of the sweep"
     )
     ap.add_argument(
+        "--wrong",
+        action="store_true",
+        help="compare: each sheet now read wrong without a flag, with its misread sections and what was measured",
+    )
+    ap.add_argument(
         "--seed",
         type=int,
         nargs="+",
@@ -378,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
         now += decided
     if args.by_strength:
         print(by_strength(rows, now))
+    if args.wrong:
+        print(wrong_unflagged(rows, now))
     return 1 if outcomes(now)[3] else 0
 
 
