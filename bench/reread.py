@@ -196,12 +196,12 @@ def misread_sections(report: SheetReport, expected: dict[str, Any]) -> list[str]
     """Each section read otherwise than drawn, with what was measured on it: the pencil marks'
     share of its positions (ink, and faint at half the threshold), how many positions, and the
     second look a person would be shown were the sheet reviewed, if any."""
+    if report.reading is None:
+        return []
     truth: dict[frozenset[str], set[str]] = {}
     for colour, sections in expected["network"]["lines"].items():
         for a, b in sections:
             truth.setdefault(frozenset((a, b)), set()).add(colour)
-    if report.reading is None:
-        return []
     looks = report.reading.second_look
     out = []
     for s, r in report.reading.sections.items():
@@ -210,10 +210,10 @@ def misread_sections(report: SheetReport, expected: dict[str, Any]) -> list[str]
         if read != drawn:
             ev = r.evidence
             look = f"; a second look were it reviewed: {looks[s]}" if s in looks else ""
+            was = f"drawn in {' and '.join(sorted(drawn))}" if drawn else "not drawn"
             out.append(
-                f"{s.name} read {' and '.join(sorted(read)) or 'not drawn'}, drawn "
-                f"{' and '.join(sorted(drawn)) or 'nowhere'}: ink on {ev.ink:.0%}, faint marks on {ev.faint:.0%} "
-                f"of {ev.samples} positions{look}"
+                f"{s.name} read as {' and '.join(sorted(read)) or 'not drawn'}, {was}: ink on {ev.ink:.0%}, "
+                f"faint marks on {ev.faint:.0%} of {ev.samples} positions{look}"
             )
     return out
 
