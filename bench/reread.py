@@ -240,6 +240,13 @@ def by_strength(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _sheet(row: dict[str, Any]) -> str:
+    """A stored read as named in the listings: its print, mode, seed and variant, if any."""
+    c = row["case"]
+    variant = f" ({row['variant']})" if row.get("variant") else ""
+    return f"{c['style']}/{c['mode']} seed {c['seed']}{variant}"
+
+
 def wrong_unflagged(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
     """The sheets ``now`` read wrong without a flag (decided again, in the order of ``rows``), each
     with its misread sections: the worst outcome, listed to be looked at one by one."""
@@ -248,9 +255,8 @@ def wrong_unflagged(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> st
         if outcome["correct"] or outcome["flagged"]:
             continue
         c = row["case"]
-        variant = f" ({row['variant']})" if row.get("variant") else ""
         lines.append(
-            f"wrong without a flag: {c['style']}/{c['mode']} seed {c['seed']}{variant}, strength {c['strength']:.2f}"
+            f"wrong without a flag: {_sheet(row)}, strength {c['strength']:.2f}"
             f"{', breaking ' + c['violation'] if c.get('violation') else ''}; total {outcome['total']} "
             f"(true {row['expected']['total']})"
         )
@@ -333,10 +339,8 @@ def compare(
         now.append(after)
         changed = (before["correct"], before["flagged"]) != (after["correct"], after["flagged"])
         if changed or (every and (before["total"], before["doubtful"]) != (after["total"], after["doubtful"])):
-            c = row["case"]
-            variant = f" ({row['variant']})" if row.get("variant") else ""
             print(
-                f"  {c['style']}/{c['mode']} seed {c['seed']}{variant}: {state(before)} -> {state(after)}; total "
+                f"  {_sheet(row)}: {state(before)} -> {state(after)}; total "
                 f"{before['total']} -> {after['total']} (true {row['expected']['total']}); in doubt now: "
                 f"{', '.join(after['doubtful']) or 'none'}"
             )
