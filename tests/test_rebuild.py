@@ -276,7 +276,8 @@ def test_on_a_sheet_with_faint_marks_everywhere_far_more_of_them_in_a_lines_hue_
     assert light.sections[nxt].colour is None
     assert light.sections[nxt].doubtful
     # Not when they are hardly more than on the blank sections, nor on one of the shortest sections
-    # (ten positions, where the symbols' edges alone leave faint marks on half of it), nor in a
+    # (ten positions in two runs either side of a district border, the print's marks beside the
+    # border covering one run, half of it), nor in a
     # colour only nearer purple than pink (a colour margin of about 0.6).
     assert not _read({**OTHERS, "2,5-2,7": "purple"}, 0.3, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.5)).doubtful
     short = dataclasses.replace(_ev(nxt, 0.0, HUES["purple"], faint=0.9), samples=10)

@@ -134,7 +134,8 @@ FAINT_CLEAR_END_SAMPLES = 20
 on shorter ones a few specks of print make a large share."""
 FAINT_CLEAR_END_OWN_SAMPLES = 12
 """Fewest measured positions of the section itself: more than the ten or fewer of the shortest
-sections, where the symbols' edges alone leave faint marks on half of many blank ones. A light stroke
+sections, where a district border across the middle leaves two runs of positions, one at each end,
+and in photos the print's marks beside the border cover one run, half of many blank ones. A light stroke
 on a short section next to a tourist site (14 positions) was read as not drawn without a flag
 (111044) at 20."""
 FAINT_CLEAR_END_LEAD = 0.25
