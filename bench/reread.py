@@ -18,6 +18,8 @@ shown to change no reading at all.
                                                          # each compared, their photos by strength summed
     python3 bench/reread.py compare accuracy --seed 72000 --wrong   # ... and each sheet wrong without a
                                                          # flag, its misread sections and their marks
+    python3 bench/reread.py compare accuracy --seed 72000 --errors  # ... and the sheets read wrong by
+                                                         # where the error lies (in doubt, or sure)
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
     python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
                                                                  # reader (kept with store --file)
@@ -59,9 +61,11 @@ import unseen  # bench/unseen.py, beside this script
 from accuracy import Case, file_format, judge, outcome_cells, outcomes, plan, prepared, read_back  # beside this script
 
 from nsvision.calibration import Calibration, load_calibration
+from nsvision.game.board import Section
 from nsvision.pipeline import SheetReport, decide
 from nsvision.render.sample import Sample
 from nsvision.vision.marks import judge_marks
+from nsvision.vision.rebuild import SectionReading
 
 SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "robustness", "twice")
 TWICE = 40, 60_000
@@ -178,7 +182,8 @@ _FAILED: dict[str, Any] = {"correct": False, "flagged": True, "total": None, "do
 
 def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
     """A stored read decided by the working tree's rebuild, judged against its truth; a sheet read
-    wrong without a flag also gets its ``misread`` sections (``misread_sections``)."""
+    wrong also gets where its ``errors`` lie (``error_kinds``), and one read wrong without a flag its
+    ``misread`` sections (``misread_sections``)."""
     if "measurements" not in row:
         return _FAILED
     measured = row["measurements"]
@@ -187,35 +192,92 @@ def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
     measured = replace(measured, marks=judge_marks(marks.circles, marks.objectives, marks.shapes_found))
     report = decide(measured, cal)
     outcome = judge(report, row["expected"])
-    if not outcome["correct"] and not outcome["flagged"]:
-        outcome["misread"] = misread_sections(report, row["expected"])
+    if not outcome["correct"]:
+        outcome["errors"] = error_kinds(report, row["expected"])
+        if not outcome["flagged"]:
+            outcome["misread"] = misread_sections(report, row["expected"])
     return outcome
 
 
-def misread_sections(report: SheetReport, expected: dict[str, Any]) -> list[str]:
-    """Each section read otherwise than drawn, with what was measured on it: the pencil marks'
-    share of its positions (ink, and faint at half the threshold), how many positions, and the
-    second look a person would be shown were the sheet reviewed, if any."""
+def _misread(report: SheetReport, expected: dict[str, Any]) -> list[tuple[Section, SectionReading, set[str]]]:
+    """Each section read otherwise than drawn: the section, its reading and the pencils that drew it."""
     if report.reading is None:
         return []
     truth: dict[frozenset[str], set[str]] = {}
     for colour, sections in expected["network"]["lines"].items():
         for a, b in sections:
             truth.setdefault(frozenset((a, b)), set()).add(colour)
-    looks = report.reading.second_look
     out = []
     for s, r in report.reading.sections.items():
         drawn = truth.get(frozenset(s.to_list()), set())
-        read = {c for c in (r.colour, r.also) if c}
-        if read != drawn:
-            ev = r.evidence
-            look = f"; a second look were it reviewed: {looks[s]}" if s in looks else ""
-            was = f"drawn in {' and '.join(sorted(drawn))}" if drawn else "not drawn"
-            out.append(
-                f"{s.name} read as {' and '.join(sorted(read)) or 'not drawn'}, {was}: ink on {ev.ink:.0%}, "
-                f"faint marks on {ev.faint:.0%} of {ev.samples} positions{look}"
-            )
+        if {c for c in (r.colour, r.also) if c} != drawn:
+            out.append((s, r, drawn))
     return out
+
+
+def misread_sections(report: SheetReport, expected: dict[str, Any]) -> list[str]:
+    """Each section read otherwise than drawn, with what was measured on it: the pencil marks'
+    share of its positions (ink, and faint at half the threshold), how many positions, and the
+    second look a person would be shown were the sheet reviewed, if any."""
+    looks = report.reading.second_look if report.reading is not None else {}
+    out = []
+    for s, r, drawn in _misread(report, expected):
+        ev = r.evidence
+        look = f"; a second look were it reviewed: {looks[s]}" if s in looks else ""
+        was = f"drawn in {' and '.join(sorted(drawn))}" if drawn else "not drawn"
+        out.append(
+            f"{s.name} read as {r.as_read}, {was}: ink on {ev.ink:.0%}, "
+            f"faint marks on {ev.faint:.0%} of {ev.samples} positions{look}"
+        )
+    return out
+
+
+NOTHING_FAINT = 0.1
+"""``compare --errors``: a drawn section read as not drawn, with no ink and faint marks on less than
+this share of it, left nothing the reader measures: no rule reads it, and none can doubt it."""
+
+
+def error_kinds(report: SheetReport, expected: dict[str, Any]) -> dict[str, bool]:
+    """Where a sheet read wrong went wrong: ``sure``, some section is misread without doubt (a flag
+    on the sheet, if any, comes from other sections); ``nothing``, some drawn section read as not
+    drawn left nothing measured (``NOTHING_FAINT``); ``sections``, any section is misread at all
+    (else the error lies elsewhere: the score zone, a rule)."""
+    misread = _misread(report, expected)
+    return {
+        "sections": bool(misread),
+        "sure": any(not r.doubtful for _, r, _ in misread),
+        "nothing": any(
+            drawn and r.colour is None and r.evidence.ink == 0 and r.evidence.faint < NOTHING_FAINT
+            for _, r, drawn in misread
+        ),
+    }
+
+
+def by_error(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
+    """A table of the sheets ``now`` read wrong (decided again, in the order of ``rows``), photos and
+    scans apart, by where the error lies (``error_kinds``). A sheet misread where the reader is sure
+    is flagged, if at all, for its other sections: taking a kind of doubt away unflags it wrong."""
+    lines = [
+        "| mode | sheets | read wrong | every misread section in doubt | a section misread without doubt "
+        "| ... and flagged for others | ... a drawn section left nothing measured | no section misread |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode in ("photo", "scan"):
+        mine = [o for row, o in zip(rows, now, strict=True) if row["case"]["mode"] == mode]
+        wrong = [o for o in mine if not o["correct"]]
+        kinds = [o.get("errors", {}) for o in wrong]
+        sure = [o for o, k in zip(wrong, kinds, strict=True) if k.get("sure")]
+        cells = (
+            len(mine),
+            len(wrong),
+            sum(bool(k.get("sections")) and not k.get("sure") for k in kinds),
+            len(sure),
+            sum(o["flagged"] for o in sure),
+            sum(bool(k.get("nothing")) for k in kinds),
+            sum(not k.get("sections") for k in kinds),
+        )
+        lines.append(f"| {mode} | " + " | ".join(str(n) for n in cells) + " |")
+    return "\n".join(lines)
 
 
 STRENGTH_BINS = 4
@@ -368,6 +430,11 @@ def main(argv: list[str] | None = None) -> int:
         "--by-strength", action="store_true", help="compare: the legal photos' outcomes now, by quarter of the sweep"
     )
     ap.add_argument(
+        "--errors",
+        action="store_true",
+        help="compare: the sheets now read wrong, photos and scans apart, by where the error lies",
+    )
+    ap.add_argument(
         "--wrong",
         action="store_true",
         help="compare: each sheet now read wrong without a flag, with its misread sections and what was measured",
@@ -438,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
         now += decided
     if args.by_strength:
         print(by_strength(rows, now))
+    if args.errors:
+        print(by_error(rows, now))
     if args.wrong:
         print(wrong_unflagged(rows, now))
     return 1 if outcomes(now)[3] else 0
