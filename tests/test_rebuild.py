@@ -372,6 +372,17 @@ def test_over_the_thames_a_hue_close_to_one_line_goes_to_it_when_only_that_line_
     assert not reading.sections[river].doubtful
 
 
+def test_over_the_thames_a_plain_hue_is_not_given_to_another_line_without_doubt_where_its_own_does_not_reach() -> None:
+    # Plainly purple, but the purple line (2,5-2,7) does not reach 4,5-4,6 and pink ends at 4,6: the
+    # structure's guess, pink, goes against what is seen (a purple section next to it missed), so a
+    # person confirms it. Between the two hues, the structure decides alone (the test above).
+    river = _section("4,5-4,6")
+    green: dict[str, Colour] = {"3,2-3,6": "green", "3,6-4,6": "green"}
+    lines: dict[str, Colour] = {**OTHERS, **green, "2,5-2,7": "purple", "4,6-7,3": "pink"}
+    reading = _read(lines, river=_ev(river, 1.0, HUES["purple"], over_river=1.0))
+    assert reading.sections[river].doubtful
+
+
 def test_faint_marks_over_the_thames_at_a_line_end_are_put_in_doubt_on_any_sheet() -> None:
     # A pencil of a hue near the band's own barely shows on it: faint marks are all that is left.
     river = _section("4,5-4,6")
