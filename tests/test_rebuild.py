@@ -318,7 +318,7 @@ def _between_purple_and_pink() -> np.ndarray:
 def test_over_the_thames_a_close_hue_is_settled_by_the_lines_that_reach_the_section() -> None:
     river = _section("4,5-4,6")
     ev = _ev(river, 1.0, _between_purple_and_pink(), over_river=1.0)
-    purple = {"2,5-4,5": "purple", "4,6-4,9": "purple"}
+    purple: dict[str, Colour] = {"2,5-4,5": "purple", "4,6-4,9": "purple"}
     # Blue also ends at 4,6, but its pencil is not the one seen; pink, the close hue, is nowhere near.
     alone: dict[str, Colour] = {**OTHERS, **purple, "4,6-5,7": "blue"}
     reading = _read(alone, river=ev)
@@ -664,7 +664,7 @@ def test_another_lines_pencil_through_a_departure_does_not_set_that_departures_h
         f"purple{i}": dataclasses.replace(_ev(_section(name), 0.9, HUES["purple"]), strength=0.1)
         for i, name in enumerate(("1,4-2,5", "0,3-1,4", "0,3-0,5"))
     }
-    reading = _read(lines, **pinks, **light)
+    reading = _read(lines, 0.0, None, **pinks, **light)
     assert float(np.array(reading.hues["purple"]) @ HUES["purple"]) > 0.99
     assert reading.sections[_section("2,5-2,7")].colour == "pink"
     assert reading.sections[_section("0,3-0,5")].colour == "purple"
