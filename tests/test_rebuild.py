@@ -59,6 +59,20 @@ def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
     assert reading.sections[join].doubtful
 
 
+def test_a_section_marked_on_a_quarter_with_faint_marks_on_most_of_it_is_not_drawn_but_in_doubt() -> None:
+    # Away from every line: a light stroke whose ink stops short of the share that reads it drawn,
+    # its faint marks running on (a bench sheet read wrong without a flag had such a last section).
+    lone = _section("8,1-9,1")
+    reading = _read(OTHERS, lone=_ev(lone, 0.29, HUES["purple"], faint=0.73))
+    assert reading.sections[lone].colour is None
+    assert reading.sections[lone].doubtful
+    # Less ink, or few faint marks beyond it: plainly not drawn.
+    for ink, faint in ((0.2, 0.73), (0.29, 0.35)):
+        plain = _read(OTHERS, lone=_ev(lone, ink, HUES["purple"], faint=faint))
+        assert plain.sections[lone].colour is None
+        assert not plain.sections[lone].doubtful
+
+
 def test_the_one_join_with_faint_marks_of_the_lines_hue_joins_it_in_the_best_reading() -> None:
     # Too light to call drawn (no ink, faint marks on a third of it), but the only join that shows
     # anything: the best reading joins the line there, and a person is asked to look.
