@@ -500,13 +500,13 @@ def rebuild(
         if c is None or not _over_band(evidence[s]):
             continue
         support = _line_support(s, decided, evidence)
-        # A colour so near halfway between two hues that even on paper it would be in doubt may be
-        # either pencil, whatever the band does to them: what the band explains does not settle it.
         # Plainly of a line's hue that does not reach it (a section of that line next to it missed,
         # or read in another pencil): the structure's choice of another line is then a guess against
         # what is seen, so a person confirms it. Over the 4,570 stored bench reads this puts 11
         # crossings in doubt, 8 of them misread without doubt before, all on sheets flagged already.
         plain_elsewhere = support[c] == 0 and m >= COLOUR_MARGIN_RIVER
+        # A colour so near halfway between two hues that even on paper it would be in doubt may be
+        # either pencil, whatever the band does to them: what the band explains does not settle it.
         if band is not None and evidence[s].ink >= WEAK_SURE_INK and m >= COLOUR_MARGIN:
             able = _band_explains(_vec(evidence[s]), hues, band)
             reaching = [k for k in LINE_COLOURS if support[k] > 0 and k in able]
