@@ -193,14 +193,19 @@ def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
     report = decide(measured, cal)
     outcome = judge(report, row["expected"])
     if not outcome["correct"]:
-        outcome["errors"] = error_kinds(report, row["expected"])
+        misread = _misread(report, row["expected"])
+        outcome["errors"] = error_kinds(misread)
         if not outcome["flagged"]:
-            outcome["misread"] = misread_sections(report, row["expected"])
+            outcome["misread"] = misread_sections(report, misread)
     return outcome
 
 
-def _misread(report: SheetReport, expected: dict[str, Any]) -> list[tuple[Section, SectionReading, set[str]]]:
-    """Each section read otherwise than drawn: the section, its reading and the pencils that drew it."""
+Misread = list[tuple[Section, SectionReading, set[str]]]
+"""Sections read otherwise than drawn: each section, its reading and the pencils that drew it."""
+
+
+def _misread(report: SheetReport, expected: dict[str, Any]) -> Misread:
+    """Each section of ``report`` read otherwise than drawn in ``expected`` (a sample's truth)."""
     if report.reading is None:
         return []
     truth: dict[frozenset[str], set[str]] = {}
@@ -215,13 +220,13 @@ def _misread(report: SheetReport, expected: dict[str, Any]) -> list[tuple[Sectio
     return out
 
 
-def misread_sections(report: SheetReport, expected: dict[str, Any]) -> list[str]:
-    """Each section read otherwise than drawn, with what was measured on it: the pencil marks'
-    share of its positions (ink, and faint at half the threshold), how many positions, and the
-    second look a person would be shown were the sheet reviewed, if any."""
+def misread_sections(report: SheetReport, misread: Misread) -> list[str]:
+    """Each section of ``report`` read otherwise than drawn (``_misread``), with what was measured on
+    it: the pencil marks' share of its positions (ink, and faint at half the threshold), how many
+    positions, and the second look a person would be shown were the sheet reviewed, if any."""
     looks = report.reading.second_look if report.reading is not None else {}
     out = []
-    for s, r, drawn in _misread(report, expected):
+    for s, r, drawn in misread:
         ev = r.evidence
         look = f"; a second look were it reviewed: {looks[s]}" if s in looks else ""
         was = f"drawn in {' and '.join(sorted(drawn))}" if drawn else "not drawn"
@@ -237,12 +242,12 @@ NOTHING_FAINT = 0.1
 this share of it, left nothing the reader measures: no rule reads it, and none can doubt it."""
 
 
-def error_kinds(report: SheetReport, expected: dict[str, Any]) -> dict[str, bool]:
-    """Where a sheet read wrong went wrong: ``sure``, some section is misread without doubt (a flag
-    on the sheet, if any, comes from other sections); ``nothing``, some drawn section read as not
-    drawn left nothing measured (``NOTHING_FAINT``); ``sections``, any section is misread at all
-    (else the error lies elsewhere: the score zone, a rule)."""
-    misread = _misread(report, expected)
+def error_kinds(misread: Misread) -> dict[str, bool]:
+    """Where a sheet read wrong went wrong, from its sections read otherwise than drawn
+    (``_misread``): ``sure``, some section is misread without doubt (a flag on the sheet, if any,
+    comes from other sections); ``nothing``, some drawn section read as not drawn left nothing
+    measured (``NOTHING_FAINT``); ``sections``, any section is misread at all (else the error lies
+    elsewhere: the score zone, a rule)."""
     return {
         "sections": bool(misread),
         "sure": any(not r.doubtful for _, r, _ in misread),
