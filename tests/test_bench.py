@@ -1,0 +1,166 @@
+"""The benchmarks' own judging: every accuracy figure in the README rests on it.
+
+``bench/accuracy.py`` plans the set and judges each report against its truth; ``bench/reread.py``
+decides stored measurements again, changes constants for a trial and sorts the errors. A mistake
+here would change every figure without a line of the reader changing.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import accuracy  # noqa: E402  (bench/accuracy.py)
+import reread  # noqa: E402  (bench/reread.py)
+
+from nsvision.calibration import Calibration  # noqa: E402
+from nsvision.game.board import Colour, Section, parse_section_name  # noqa: E402
+from nsvision.game.network import Network, network_from_dict  # noqa: E402
+from nsvision.pipeline import score_network_obj  # noqa: E402
+from nsvision.vision import rebuild  # noqa: E402
+from nsvision.vision.detect import SegmentEvidence  # noqa: E402
+from nsvision.vision.rebuild import SectionReading  # noqa: E402
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "photo-ordinary" / "expected.json"
+
+
+def _expected() -> dict[str, Any]:
+    return json.loads(SAMPLE.read_text())
+
+
+def _without(expected: dict[str, Any], colour: str, index: int) -> tuple[Network, Section]:
+    """The sheet's true network with one section of ``colour`` left out, and that section."""
+    data = copy.deepcopy(expected["network"])
+    pair = data["lines"][colour].pop(index)
+    return network_from_dict(data), parse_section_name("-".join(pair))
+
+
+def test_the_accuracy_set_is_planned_as_the_issue_asks() -> None:
+    # At least 200 sheets: phone photos across the whole strength sweep, scans, both styles, legal
+    # and illegal networks (each rule broken), every seed its own sheet.
+    cases = accuracy.plan(accuracy.COUNT, accuracy.SEED)
+    assert len(cases) >= 200
+    assert len({c.seed for c in cases}) == len(cases)
+    for style in ("print", "cream"):
+        photos = [c for c in cases if c.style == style and c.mode == "photo" and c.violation is None]
+        assert min(c.strength for c in photos) == 0.0 and max(c.strength for c in photos) == 1.0
+        assert any(c.style == style and c.mode == "scan" for c in cases)
+        broken = {c.violation for c in cases if c.style == style and c.violation}
+        assert broken == set(accuracy.VIOLATIONS)
+
+
+def test_a_report_of_the_true_network_is_judged_right(calibration: Calibration) -> None:
+    expected = _expected()
+    report = score_network_obj(network_from_dict(expected["network"]), calibration)
+    assert report.total == expected["total"]
+    judged = accuracy.judge(report, expected)
+    assert judged["correct"] and judged["total_right"] and not judged["flagged"]
+    assert all(v["fp"] == 0 and v["fn"] == 0 for v in judged["per_colour"].values())
+
+
+def test_a_section_missed_without_doubt_is_wrong_and_not_named(calibration: Calibration) -> None:
+    expected = _expected()
+    colour = "blue"
+    drawn = len(expected["network"]["lines"][colour])
+    network, _missed = _without(expected, colour, -1)
+    judged = accuracy.judge(score_network_obj(network, calibration), expected)
+    assert not judged["correct"] and not judged["flagged"]
+    assert judged["per_colour"][colour] == {"tp": drawn - 1, "fp": 0, "fn": 1}
+    assert not judged["named_in_doubt"] and not judged["named_at_all"]
+    # ... and counted as the worst outcome: wrong without a flag.
+    assert accuracy.outcomes([judged])[3] == 1
+
+
+def test_a_total_right_by_chance_is_still_a_wrong_sheet(calibration: Calibration) -> None:
+    # The right total with other sections, or with a rule broken that is not, is no sheet read right:
+    # the figures count sheets fully right apart from exact totals.
+    expected = _expected()
+    report = score_network_obj(network_from_dict(expected["network"]), calibration)
+    other, _missed = _without(expected, "green", 0)
+    judged = accuracy.judge(dataclasses.replace(report, network=other), expected)
+    assert judged["total_right"] and not judged["correct"]
+    assert judged["per_colour"]["green"]["fn"] == 1
+    judged = accuracy.judge(report, {**expected, "violations": [{"code": "cycle"}]})
+    assert judged["total_right"] and not judged["correct"]
+
+
+def _reading(section: Section, colour: Colour | None, doubtful: bool, ink: float, faint: float) -> SectionReading:
+    evidence = SegmentEvidence(section, 40, ink, ink, 0.2 if ink else 0.0, (0.0, 1.0, 0.0), faint=faint)
+    return SectionReading(section, colour, 0.4 if doubtful else 0.95, doubtful, "", evidence, colour or "blue", 1.0)
+
+
+def test_errors_are_sorted_by_where_they_lie() -> None:
+    s = Section((0, 0), (1, 0))
+    # A drawn section read as not drawn, in doubt: every misread section is named.
+    kinds = reread.error_kinds([(s, _reading(s, None, True, 0.1, 0.6), {"blue"})])
+    assert kinds == {"sections": True, "sure": False, "nothing": False}
+    # The same without doubt, and with nothing measured on it: a sure error no rule can read.
+    kinds = reread.error_kinds([(s, _reading(s, None, False, 0.0, 0.05), {"blue"})])
+    assert kinds == {"sections": True, "sure": True, "nothing": True}
+    # Faint marks on a fifth of it are something measured.
+    assert not reread.error_kinds([(s, _reading(s, None, False, 0.0, 0.2), {"blue"})])["nothing"]
+    # No section misread: the error lies elsewhere (the score zone, a rule).
+    assert reread.error_kinds([]) == {"sections": False, "sure": False, "nothing": False}
+
+
+def test_a_wrong_sheet_lists_its_misread_sections(calibration: Calibration) -> None:
+    expected = _expected()
+    network, missed = _without(expected, "pink", 0)
+    report = score_network_obj(network, calibration)
+    reading = rebuild.Reading(
+        network,
+        {missed: _reading(missed, None, False, 0.0, 0.3)},
+        {},
+        {},
+    )
+    report = dataclasses.replace(report, reading=reading)
+    misread = reread._misread(report, expected)
+    assert [(s, drawn) for s, _r, drawn in misread] == [(missed, {"pink"})]
+    (line,) = reread.misread_sections(report, misread)
+    assert line.startswith(f"{missed.name} read as not drawn, drawn in pink: ink on 0%, faint marks on 30% of 40")
+
+
+def test_a_constant_is_changed_for_a_trial_and_put_back() -> None:
+    module, name, value = reread.parse_setting("rebuild.FAINT_END_SHARE=0.5")
+    assert (module, name, value) == (rebuild, "FAINT_END_SHARE", 0.5)
+    before = rebuild.FAINT_END_SHARE
+    with pytest.raises(RuntimeError), reread.constants_set([(module, name, value)]):
+        assert rebuild.FAINT_END_SHARE == 0.5
+        raise RuntimeError("a trial that fails")
+    after = rebuild.FAINT_END_SHARE
+    assert after == before
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("FAINT_END_SHARE=0.5", "write MODULE.NAME=VALUE"),
+        ("rebuild.FAINT_END_SHARE", "write MODULE.NAME=VALUE"),
+        ("nomodule.X=1", "no module nomodule"),
+        ("rebuild.NO_SUCH_NAME=1", "has no number NO_SUCH_NAME"),
+        ("rebuild.FAINT_END_SHARE=half", "is not a number"),
+        ("rebuild.LONG_SAMPLES=1.5", "is not a whole number"),
+    ],
+)
+def test_a_bad_setting_is_refused_with_what_to_write(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        reread.parse_setting(text)
+
+
+def test_the_outcome_counts() -> None:
+    rows = [
+        {"correct": True, "flagged": False, "total_right": True},
+        {"correct": True, "flagged": True, "total_right": True},
+        {"correct": False, "flagged": True, "total_right": True},
+        {"correct": False, "flagged": False, "total_right": False},
+    ]
+    assert accuracy.outcomes(rows) == (3, 2, 2, 1)
