@@ -210,21 +210,38 @@ def _value_channel(image: np.ndarray) -> np.ndarray:
 
 def find_symbol_candidates(image: np.ndarray, levels: tuple[float, ...] = DARK_LEVELS) -> list[SymbolCandidate]:
     """Find ring-shaped marks (a closed dark ring around a light, round hole) anywhere in the image."""
-    h, w = image.shape[:2]
-    scale = min(1.0, WORK_LONG_SIDE / max(h, w))
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    small = _value_channel(small)
-    small = cv2.GaussianBlur(small, (3, 3), 0)
-    # Local paper level: a wide max-filter ignores thin dark ink, a blur smooths its blocks.
-    k = max(15, int(round(max(small.shape) / 60)) | 1)
-    paper = cv2.blur(cv2.dilate(small, np.ones((k, k), np.uint8)), (k, k)).astype(np.float32)
-    out: list[SymbolCandidate] = []
-    # Several levels: the lightest survives blur and weak print, a darker one keeps rings that a
-    # heavy pencil stroke runs into from merging with the stroke (see DARK_LEVELS, DARKER_LEVEL).
-    for level in levels:
-        dark = (small.astype(np.float32) < level * paper).astype(np.uint8)
-        out.extend(_ring_holes(dark, scale))
-    return _keep_outermost(out)
+    return _SymbolFinder(image).find(levels)
+
+
+class _SymbolFinder:
+    """``find_symbol_candidates`` for one picture at several sets of ink levels: the picture is
+    shrunk and its paper level taken once, and each level's ring holes are found once."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        h, w = image.shape[:2]
+        self.scale = min(1.0, WORK_LONG_SIDE / max(h, w))
+        small = (
+            cv2.resize(image, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
+            if self.scale < 1
+            else image
+        )
+        small = cv2.GaussianBlur(_value_channel(small), (3, 3), 0)
+        # Local paper level: a wide max-filter ignores thin dark ink, a blur smooths its blocks.
+        k = max(15, int(round(max(small.shape) / 60)) | 1)
+        self.paper = cv2.blur(cv2.dilate(small, np.ones((k, k), np.uint8)), (k, k)).astype(np.float32)
+        self.value = small.astype(np.float32)
+        self.holes: dict[float, list[SymbolCandidate]] = {}
+
+    def find(self, levels: tuple[float, ...]) -> list[SymbolCandidate]:
+        out: list[SymbolCandidate] = []
+        # Several levels: the lightest survives blur and weak print, a darker one keeps rings that a
+        # heavy pencil stroke runs into from merging with the stroke (see DARK_LEVELS, DARKER_LEVEL).
+        for level in levels:
+            if level not in self.holes:
+                dark = (self.value < level * self.paper).astype(np.uint8)
+                self.holes[level] = _ring_holes(dark, self.scale)
+            out.extend(self.holes[level])
+        return _keep_outermost(out)
 
 
 def _ring_holes(dark: np.ndarray, scale: float) -> list[SymbolCandidate]:
@@ -422,11 +439,9 @@ def _match_orientation(
 def register(image: np.ndarray, game_map: GameMap, source: str = "<image>") -> Registration:
     """Find the map's lattice in ``image`` (RGB uint8); raise ``NoMapFoundError`` when it is not there."""
     first: NoMapFoundError | None = None
-    candidates: dict[tuple[float, ...], list[SymbolCandidate]] = {}
+    finder = _SymbolFinder(image)
     for search in _SEARCHES:
-        if search.levels not in candidates:
-            candidates[search.levels] = find_symbol_candidates(image, search.levels)
-        cands = candidates[search.levels]
+        cands = finder.find(search.levels)
         if search.round_only:
             cands = [c for c in cands if c.spread < ROUND_SPREAD]
         try:
