@@ -1103,3 +1103,14 @@ def test_without_specks_measured_nothing_is_in_doubt_for_want_of_them() -> None:
     # A photo: no specks measured, none expected.
     lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
     assert not _read(lines).doubtful
+
+
+def test_a_weak_section_crossing_a_clearly_drawn_one_is_not_drawn_in_the_best_reading_but_in_doubt() -> None:
+    # Two drawn sections may not cross: a lightly marked one across a firm one is more often print or
+    # a stray mark than a player breaking the rule. It is named, and read as not drawn meanwhile.
+    weak = _section("5,4-5,7")
+    reading = _read({**OTHERS, "2,5-2,7": "purple", "4,6-7,3": "pink"}, weak=_ev(weak, 0.6, HUES["blue"]))
+    assert reading.sections[weak].colour is None
+    assert reading.sections[weak].doubtful
+    assert reading.sections[weak].reason == "crosses 4,6-7,3, which is drawn more clearly"
+    assert reading.sections[_section("4,6-7,3")].colour == "pink"
