@@ -164,3 +164,30 @@ def test_the_outcome_counts() -> None:
         {"correct": False, "flagged": False, "total_right": False},
     ]
     assert accuracy.outcomes(rows) == (3, 2, 2, 1)
+
+
+def test_the_wrong_sheets_are_counted_by_where_the_error_lies() -> None:
+    # The README's table of where the errors lie: per mode, the sheets read wrong, those with every
+    # misread section in doubt, those with a sure error (and of them the flagged), those where a
+    # drawn stroke left nothing measured, and those with no section misread (the score zone, a rule).
+    def row(mode: str) -> dict[str, Any]:
+        return {"case": {"mode": mode}}
+
+    def wrong(flagged: bool, **kinds: bool) -> dict[str, Any]:
+        errors = {"sections": True, "sure": False, "nothing": False, **kinds}
+        return {"correct": False, "flagged": flagged, "errors": errors}
+
+    right = {"correct": True, "flagged": False}
+    rows = [row("photo")] * 6 + [row("scan")]
+    now = [
+        right,
+        wrong(True),
+        wrong(True, sure=True),
+        wrong(False, sure=True, nothing=True),
+        wrong(True, sections=False),
+        right,
+        wrong(True),
+    ]
+    lines = reread.by_error(rows, now).splitlines()
+    assert lines[2] == "| photo | 6 | 4 | 1 | 2 | 1 | 1 | 1 |"
+    assert lines[3] == "| scan | 1 | 1 | 1 | 0 | 0 | 0 | 0 |"
