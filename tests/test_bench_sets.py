@@ -1,0 +1,248 @@
+"""The other benchmarks' own workings: what the README's robustness, visibility and fresh-print
+tables rest on.
+
+``bench/visibility.py`` says how much of each stroke reaches a picture (the difference with the same
+sheet rendered without its lines); ``bench/robustness.py`` changes a rendered photo (a section rubbed
+out, part of the map cut off) and must keep its truth right; ``bench/unseen.py`` plans sheets each in
+a print of its own. A mistake in any of them would change a table without a line of the reader
+changing.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import accuracy  # noqa: E402  (bench/accuracy.py)
+import robustness  # noqa: E402  (bench/robustness.py)
+import unseen  # noqa: E402  (bench/unseen.py)
+import visibility  # noqa: E402  (bench/visibility.py)
+
+from nsvision.game.board import LINE_COLOURS, GameMap, parse_section_name, parse_station_name, sections_cross  # noqa: E402
+from nsvision.game.network import Network  # noqa: E402
+from nsvision.render.sample import Sample  # noqa: E402
+from nsvision.render.style import UNSEEN_PREFIX, get_style  # noqa: E402
+from nsvision.vision import detect  # noqa: E402
+
+PITCH = 40
+MARGIN = 0.5
+PURPLE_OD = -np.log(np.array([110, 60, 140]) / 255.0)
+"""A firm purple stroke's optical density (``nsvision.render.pencil.PENCIL_RGB``)."""
+
+
+def _straightened(density: np.ndarray, ignore: np.ndarray | None = None) -> detect.Straightened:
+    h, w = density.shape[:2]
+    return detect.Straightened(
+        image=np.full((h, w, 3), 255, np.uint8),
+        density=density,
+        ignore=np.zeros((h, w), bool) if ignore is None else ignore,
+        river=np.zeros((h, w), bool),
+        px_per_pitch=PITCH,
+        margin=MARGIN,
+    )
+
+
+def _blank() -> np.ndarray:
+    side = round((9 + 2 * MARGIN) * PITCH)
+    return np.zeros((side, side, 3), np.float32)
+
+
+def _stroke(density: np.ndarray, name: str, od: np.ndarray, across: float = 0.0) -> np.ndarray:
+    """``density`` with a stroke 3 px wide of optical density ``od`` added along section ``name``,
+    moved ``across`` lattice units to its side."""
+    s = parse_section_name(name)
+    a = np.array([(s.a[0] + MARGIN) * PITCH, (s.a[1] + MARGIN) * PITCH])
+    b = np.array([(s.b[0] + MARGIN) * PITCH, (s.b[1] + MARGIN) * PITCH])
+    d = (b - a) / np.linalg.norm(b - a)
+    shift = np.array([-d[1], d[0]]) * across * PITCH
+    mask = np.zeros(density.shape[:2], np.float32)
+    p, q = (a + shift).round().astype(int), (b + shift).round().astype(int)
+    cv2.line(mask, (int(p[0]), int(p[1])), (int(q[0]), int(q[1])), 1.0, 3)
+    # Densities add: pigment over print.
+    return density + mask[..., None] * od.astype(np.float32)
+
+
+def _chroma_of(od: np.ndarray) -> float:
+    return float(np.linalg.norm(od - od.min()))
+
+
+def test_a_stroke_is_measured_by_the_chroma_it_adds_over_the_print() -> None:
+    """What a stroke adds, its grey taken out, wherever it lies within the reader's search across the
+    section; the print under it (in both pictures) counts for nothing."""
+    guide = _stroke(_blank(), "2,3-4,3", np.array([0.05, 0.05, 0.08]), across=-0.05)  # a bluish grey guide
+    section = parse_section_name("2,3-4,3")
+    without = _straightened(guide)
+    for across in (0.0, 0.06):
+        with_lines = _straightened(_stroke(guide, "2,3-4,3", PURPLE_OD, across))
+        measured = visibility.stroke_chroma(with_lines, without, section, radius=0.2)
+        assert measured == pytest.approx(_chroma_of(PURPLE_OD), rel=0.05)
+    # Beside the section, outside the search, and on another section: nothing.
+    off = _straightened(_stroke(guide, "2,3-4,3", PURPLE_OD, 0.3))
+    assert visibility.stroke_chroma(off, without, section, radius=0.2) < 0.01
+    other = _straightened(_stroke(guide, "4,0-4,3", PURPLE_OD))
+    assert visibility.stroke_chroma(other, without, section, radius=0.2) < 0.01
+    # A grey pencil (graphite) adds no chroma.
+    grey = _straightened(_stroke(guide, "2,3-4,3", np.array([0.6, 0.6, 0.6])))
+    assert visibility.stroke_chroma(grey, without, section, radius=0.2) < 0.01
+
+
+def test_a_stroke_under_dark_print_or_too_short_is_not_measured() -> None:
+    section = parse_section_name("2,3-4,3")
+    with_lines = _stroke(_blank(), "2,3-4,3", PURPLE_OD)
+    everywhere = np.ones(with_lines.shape[:2], bool)
+    assert math.isnan(
+        visibility.stroke_chroma(_straightened(with_lines, everywhere), _straightened(_blank()), section, 0.2)
+    )
+    # Symbols so large that nothing of the section lies clear of them.
+    assert math.isnan(visibility.stroke_chroma(_straightened(with_lines), _straightened(_blank()), section, 1.0))
+
+
+def test_the_chroma_bands_and_the_visibility_table() -> None:
+    assert [visibility.band_of(c) for c in (0.0, 0.0199, 0.02, 0.0849, 0.085, 3.0)] == [0, 0, 1, 2, 3, 3]
+    case = {"mode": "photo", "style": "print", "seed": 7}
+    rows: list[dict[str, Any]] = [
+        {
+            "case": case,
+            "sections": [
+                {"section": "2,3-4,3", "colour": "purple", "read": "purple", "chroma": 0.3},
+                {"section": "4,0-4,3", "colour": "purple", "read": None, "chroma": 0.03},
+                {"section": "0,2-0,3", "colour": "green", "read": "blue", "chroma": 0.05},
+                {"section": "0,3-2,3", "colour": "green", "read": "green", "chroma": float("nan")},
+            ],
+            "drawn_where_blank": ["9,6-9,7"],
+        },
+        {"case": {**case, "mode": "scan"}, "error": "not read", "sections": []},
+    ]
+    table = visibility.summarise(rows)
+    assert "| photo | 0.085 and more | 1 | 1 | 0 | 0 |" in table
+    assert "| photo | 0.020–0.040 | 1 | 0 | 1 | 0 |" in table
+    assert "| photo | 0.040–0.085 | 1 | 0 | 0 | 1 |" in table
+    assert "| scan | 0.085 and more | 0 | 0 | 0 | 0 |" in table
+    # Faintest first; the section too short to measure is left out of every count.
+    assert table.index("0.030  print/photo 7 4,0-4,3 purple read blank") < table.index("0.050  print/photo 7 0,2-0,3")
+    assert "0,3-2,3" not in table
+    assert "blank sections read as drawn: 1; sheets not read: 1" in table
+
+
+def test_every_stroke_of_a_scan_reaches_the_picture() -> None:
+    """The whole bench on one clean scan: the sheet read, each drawn section measured against the
+    same sheet without its lines."""
+    case = next(c for c in accuracy.plan(accuracy.COUNT, accuracy.SEED) if c.mode == "scan")
+    row = visibility.run_case(case)
+    assert "error" not in row
+    drawn = sum(len(v) for v in case.sample().expected["network"]["lines"].values())
+    assert len(row["sections"]) == drawn
+    chroma = [s["chroma"] for s in visibility.measured(row)]
+    assert len(chroma) >= drawn - 2
+    # A firm stroke on a scan is well above a photo's stroke threshold; blank paper adds nothing.
+    assert np.median(chroma) > 0.2
+    assert sum(c >= visibility.BANDS[2] for c in chroma) >= 0.9 * len(chroma)
+
+
+def test_the_section_rubbed_out_leaves_a_line_end_for_a_station_no_line_visits(
+    game_map: GameMap, rulebook_game: Network
+) -> None:
+    lines = {c: [s.to_list() for s in rulebook_game.sections(c)] for c in LINE_COLOURS}
+    found = robustness._erased_section(SimpleNamespace(expected={"network": {"lines": lines}}))
+    assert found is not None
+    colour, section = found
+    # The longest line's end, when it has such a section (the green line has 10 sections here).
+    assert colour == "green"
+    stations = [parse_station_name(p) for pair in lines[colour] for p in pair]
+    ends = {p for p in stations if stations.count(p) == 1}
+    visited = {parse_station_name(p) for c in lines for pair in lines[c] for p in pair}
+    assert len({section.a, section.b} & ends) == 1
+    assert len({section.a, section.b} - visited) == 1
+    drawn = [parse_section_name("-".join(pair)) for c in lines for pair in lines[c]]
+    assert not any(sections_cross(section, t) for t in drawn)
+    assert section in game_map.sections
+
+
+@pytest.fixture(scope="module")
+def photo() -> Sample:
+    return robustness.photos(1, accuracy.SEED)[0].sample()
+
+
+def test_a_rubbed_out_section_smears_only_its_own_stretch_and_keeps_the_truth(photo: Sample) -> None:
+    colour, section = robustness._erased_section(photo) or pytest.fail("no section to rub out")
+    smeared = robustness._erased(photo)
+    assert smeared.expected == photo.expected
+    before = photo.pages[0].image.astype(np.int16)
+    after = smeared.pages[0].image.astype(np.int16)
+    changed = np.abs(after - before).max(axis=2) > 2
+    assert changed.any()
+    # Within a fifth of a pitch of the section's centre line, and only darker.
+    affine = robustness._lattice_to_px(photo)
+    pitch = float(np.hypot(*affine[:, 0]))
+    a, b = (affine @ np.array([*p, 1.0]) for p in (section.a, section.b))
+    ys, xs = np.nonzero(changed)
+    pts = np.stack([xs, ys], axis=1).astype(float)
+    t = np.clip(((pts - a) @ (b - a)) / float((b - a) @ (b - a)), 0.0, 1.0)
+    distance = np.linalg.norm(pts - (a + t[:, None] * (b - a)), axis=1)
+    assert distance.max() < 0.2 * pitch
+    assert (after <= before).all()
+    # The smear takes its pencil's hue: purple takes most of the green.
+    if colour == "purple":
+        loss = (before - after)[changed].sum(axis=0)
+        assert loss[1] > loss[0] and loss[1] > loss[2]
+
+
+def test_the_cut_picture_loses_the_map_s_top(photo: Sample) -> None:
+    cut = robustness._corner_cut(photo)
+    xy = photo.expected["map_position"]["stations_px"]
+    pitch = float(np.hypot(*robustness._lattice_to_px(photo)[:, 0]))
+    top = min(y for _, y in xy.values())
+    height = photo.pages[0].image.shape[0]
+    assert cut.pages[0].image.shape[0] == height - int(top + 1.5 * pitch)
+    assert cut.pages[0].image.shape[1] == photo.pages[0].image.shape[1]
+    # The truth stays; stations above the cut are out of the picture, the rest are in.
+    assert cut.expected == photo.expected
+    out = [n for n, (_, y) in xy.items() if y < int(top + 1.5 * pitch)]
+    assert 0 < len(out) < len(xy)
+
+
+def test_the_lattice_fit_lands_on_the_stations(photo: Sample) -> None:
+    affine = robustness._lattice_to_px(photo)
+    xy = photo.expected["map_position"]["stations_px"]
+    pitch = float(np.hypot(*affine[:, 0]))
+    worst = max(
+        float(np.linalg.norm(affine @ np.array([*map(float, n.split(",")), 1.0]) - np.array(p))) for n, p in xy.items()
+    )
+    # An affine fit of a photo taken at a slant: within a quarter of a pitch everywhere.
+    assert worst < 0.25 * pitch
+
+
+def test_the_robustness_photos_span_the_accuracy_set() -> None:
+    every = [c for c in accuracy.plan(accuracy.COUNT, accuracy.SEED) if c.mode == "photo"]
+    chosen = robustness.photos(40, accuracy.SEED)
+    assert len(chosen) == 40 and len(set(chosen)) == 40
+    assert all(c in every for c in chosen)
+    assert {c.style for c in chosen} == {"print", "cream"}
+    assert any(c.violation for c in chosen) and any(c.violation is None for c in chosen)
+    assert min(c.strength for c in chosen) < 0.25 and max(c.strength for c in chosen) > 0.75
+    assert robustness.photos(10_000, accuracy.SEED) == every
+    assert robustness.file_format_of(robustness.LOSSLESS) == "png"
+    assert {robustness.file_format_of(v) for v in robustness.VARIANTS} == {"jpg"}
+
+
+def test_every_fresh_print_is_a_style_of_its_own() -> None:
+    cases = unseen.plan(90, 76000)
+    assert len(cases) == 90
+    assert [c.seed for c in cases] == list(range(76000, 76090))
+    assert sum(c.mode == "scan" for c in cases) == 30 and sum(c.mode == "photo" for c in cases) == 60
+    assert len({c.style for c in cases}) == 90 and all(c.style.startswith(UNSEEN_PREFIX) for c in cases)
+    assert all(0.0 <= c.strength < 1.0 for c in cases) and all(c.violation is None for c in cases)
+    # A fresh print is the same print every time it is asked for, and differs from the next one.
+    assert get_style(cases[0].style) == get_style(cases[0].style)
+    assert get_style(cases[0].style) != get_style(cases[1].style)
+    assert {c.style for c in unseen.plan(6, 76000, "mono")} == {"mono"}
