@@ -37,8 +37,8 @@ from nsvision.vision import detect  # noqa: E402
 
 PITCH = 40
 MARGIN = 0.5
-PURPLE_OD = -np.log(np.array([110, 60, 140]) / 255.0)
-"""A firm purple stroke's optical density (``nsvision.render.pencil.PENCIL_RGB``)."""
+PURPLE_OD = -np.log(np.array(PENCIL_RGB["purple"]) / 255.0)
+"""A firm purple stroke's optical density."""
 
 
 def _straightened(density: np.ndarray, ignore: np.ndarray | None = None) -> detect.Straightened:
@@ -62,8 +62,8 @@ def _stroke(density: np.ndarray, name: str, od: np.ndarray, across: float = 0.0)
     """``density`` with a stroke 3 px wide of optical density ``od`` added along section ``name``,
     moved ``across`` lattice units to its side."""
     s = parse_section_name(name)
-    a = np.array([(s.a[0] + MARGIN) * PITCH, (s.a[1] + MARGIN) * PITCH])
-    b = np.array([(s.b[0] + MARGIN) * PITCH, (s.b[1] + MARGIN) * PITCH])
+    frame = _straightened(density)
+    a, b = np.array(frame.lattice_to_px(*s.a)), np.array(frame.lattice_to_px(*s.b))
     d = (b - a) / np.linalg.norm(b - a)
     shift = np.array([-d[1], d[0]]) * across * PITCH
     mask = np.zeros(density.shape[:2], np.float32)
@@ -71,10 +71,6 @@ def _stroke(density: np.ndarray, name: str, od: np.ndarray, across: float = 0.0)
     cv2.line(mask, (int(p[0]), int(p[1])), (int(q[0]), int(q[1])), 1.0, 3)
     # Densities add: pigment over print.
     return density + mask[..., None] * od.astype(np.float32)
-
-
-def _chroma_of(od: np.ndarray) -> float:
-    return float(np.linalg.norm(od - od.min()))
 
 
 def test_a_stroke_is_measured_by_the_chroma_it_adds_over_the_print() -> None:
@@ -86,7 +82,7 @@ def test_a_stroke_is_measured_by_the_chroma_it_adds_over_the_print() -> None:
     for across in (0.0, 0.06):
         with_lines = _straightened(_stroke(guide, "2,3-4,3", PURPLE_OD, across))
         measured = visibility.stroke_chroma(with_lines, without, section, radius=0.2)
-        assert measured == pytest.approx(_chroma_of(PURPLE_OD), rel=0.05)
+        assert measured == pytest.approx(float(np.linalg.norm(detect._chroma(PURPLE_OD))), rel=0.05)
     # Beside the section, outside the search, and on another section: nothing.
     off = _straightened(_stroke(guide, "2,3-4,3", PURPLE_OD, 0.3))
     assert visibility.stroke_chroma(off, without, section, radius=0.2) < 0.01
@@ -216,7 +212,7 @@ def test_the_lattice_fit_lands_on_the_stations(photo: Sample) -> None:
     xy = photo.expected["map_position"]["stations_px"]
     pitch = float(np.hypot(*affine[:, 0]))
     worst = max(
-        float(np.linalg.norm(affine @ np.array([*map(float, n.split(",")), 1.0]) - np.array(p))) for n, p in xy.items()
+        float(np.linalg.norm(affine @ np.array([*parse_station_name(n), 1.0]) - np.array(p))) for n, p in xy.items()
     )
     # An affine fit of a photo taken at a slant: within a quarter of a pitch everywhere.
     assert worst < 0.25 * pitch
