@@ -204,10 +204,15 @@ def _lattice_to_px(sample: Sample) -> np.ndarray:
     return affine.T
 
 
+def _pitch(sample: Sample) -> float:
+    """The lattice pitch in picture pixels: the length of one lattice step along x in the fit above."""
+    return float(np.hypot(*_lattice_to_px(sample)[:, 0]))
+
+
 def _laid_over(sample: Sample, ends: Ends, rgb: tuple[int, int, int]) -> Sample:
     """The sample with an opaque bar (a pen, a pencil) 0.45 pitch wide between two picture points,
     lit like the paper around it (a pen in the shade of a dim photo is darker than in full light)."""
-    pitch = float(np.hypot(*_lattice_to_px(sample)[:, 0]))
+    pitch = _pitch(sample)
     a, b = ends(sample)
     pages = []
     for page in sample.pages:
@@ -248,7 +253,7 @@ def _glare(sample: Sample) -> Sample:
     """Glare over a line's last section: light reflected off the paper (a lamp, a window) adds to the
     picture, most at its centre (1.5 times white, falling off over half a pitch), washing out pencil
     and print alike; its core is clipped white."""
-    pitch = float(np.hypot(*_lattice_to_px(sample)[:, 0]))
+    pitch = _pitch(sample)
     a, b = _line_end(sample)
     cx, cy = (a + b) / 2
     pages = []
@@ -300,7 +305,7 @@ def _erased(sample: Sample) -> Sample:
         return sample
     colour, section = found
     affine = _lattice_to_px(sample)
-    pitch = float(np.hypot(*affine[:, 0]))
+    pitch = _pitch(sample)
     a, b = (affine @ np.array([*p, 1.0]) for p in (section.a, section.b))
     rng = np.random.default_rng(sample.expected["seed"])
     pencil = np.array(PENCIL_RGB[colour], np.float32) / 255.0
@@ -322,7 +327,7 @@ def _corner_cut(sample: Sample) -> Sample:
     """The photo cut a pitch and a half inside the map's topmost station: a corner or an edge of the
     map, as it lies in the picture, is out of it (the frame aimed too low)."""
     xy = sample.expected["map_position"]["stations_px"]
-    pitch = float(np.hypot(*_lattice_to_px(sample)[:, 0]))
+    pitch = _pitch(sample)
     top = int(min(y for _, y in xy.values()) + 1.5 * pitch)
     pages = []
     for page in sample.pages:

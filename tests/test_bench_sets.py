@@ -180,7 +180,7 @@ def test_a_rubbed_out_section_smears_only_its_own_stretch_and_keeps_the_truth(ph
     assert changed.any()
     # Within a fifth of a pitch of the section's centre line, and only darker.
     affine = robustness._lattice_to_px(photo)
-    pitch = float(np.hypot(*affine[:, 0]))
+    pitch = robustness._pitch(photo)
     a, b = (affine @ np.array([*p, 1.0]) for p in (section.a, section.b))
     ys, xs = np.nonzero(changed)
     pts = np.stack([xs, ys], axis=1).astype(float)
@@ -196,7 +196,7 @@ def test_a_rubbed_out_section_smears_only_its_own_stretch_and_keeps_the_truth(ph
 def test_the_cut_picture_loses_the_map_s_top(photo: Sample) -> None:
     cut = robustness._corner_cut(photo)
     xy = photo.expected["map_position"]["stations_px"]
-    pitch = float(np.hypot(*robustness._lattice_to_px(photo)[:, 0]))
+    pitch = robustness._pitch(photo)
     top = min(y for _, y in xy.values())
     height = photo.pages[0].image.shape[0]
     assert cut.pages[0].image.shape[0] == height - int(top + 1.5 * pitch)
@@ -210,7 +210,7 @@ def test_the_cut_picture_loses_the_map_s_top(photo: Sample) -> None:
 def test_the_lattice_fit_lands_on_the_stations(photo: Sample) -> None:
     affine = robustness._lattice_to_px(photo)
     xy = photo.expected["map_position"]["stations_px"]
-    pitch = float(np.hypot(*affine[:, 0]))
+    pitch = robustness._pitch(photo)
     worst = max(
         float(np.linalg.norm(affine @ np.array([*parse_station_name(n), 1.0]) - np.array(p))) for n, p in xy.items()
     )
