@@ -8,6 +8,7 @@ from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS, Section
 from nsvision.vision.detect import (
     PX_PER_PITCH,
+    _colour_without_print,
     _evidence_one,
     _hidden_shares,
     _print_levels,
@@ -16,6 +17,7 @@ from nsvision.vision.detect import (
     clipped_loss,
     coloured_surround,
     dark_surround,
+    pencil_grey,
     pencil_hues,
     stroke_density,
     thames_band,
@@ -212,3 +214,32 @@ def test_a_coloured_object_is_no_paper_strokes_a_tint_and_the_thames_band_are() 
     assert covered[int(1.2 * ppp), int(1.5 * ppp) : int(6.5 * ppp)].all()
     assert not covered[2 * ppp : 5 * ppp].any()
     assert not covered[5 * ppp :].any()
+
+
+def _od(rgb: tuple[int, int, int], amount: float) -> np.ndarray:
+    return -np.log(np.array(rgb, np.float64) / 255.0) * amount
+
+
+def test_a_light_stroke_over_a_tinted_guide_keeps_its_own_colour() -> None:
+    """Chroma is a density less its least channel: a light purple stroke (least dense in blue) over a
+    guide denser in blue than in red measures no red; the guide taken away as density, not as a
+    colour clipped at zero, leaves the stroke's own hue (`unseen` scan 78041 read its purple line pink)."""
+    guide = _od((150, 140, 125), 1.0)  # a brownish guide dash
+    stroke = _od((110, 60, 140), 0.15)  # a light purple stroke
+    level = (guide - guide.min())[None, :]
+    seen = (guide + stroke - (guide + stroke).min())[None, :]
+    hues = pencil_hues()
+    assert float(seen[0] @ hues["pink"]) > float(seen[0] @ hues["purple"])  # as measured: pinker
+    cleaned = _colour_without_print(seen, np.array([guide.min()]), level, float(guide.min()))[0]
+    unit = cleaned / np.linalg.norm(cleaned)
+    assert float(unit @ hues["purple"]) > 0.99
+    # In a gap between the guide's dashes (no guide grey) nothing is taken away.
+    gap = (stroke - stroke.min())[None, :]
+    assert np.allclose(_colour_without_print(gap, np.array([0.0]), level, float(guide.min())), gap)
+    # The guide alone leaves nothing.
+    assert np.allclose(_colour_without_print(level, np.array([guide.min()]), level, float(guide.min())), 0.0)
+
+
+def test_purple_and_green_pencils_carry_the_most_grey() -> None:
+    grey = dict(zip(LINE_COLOURS, pencil_grey(), strict=True))
+    assert grey["purple"] > grey["green"] > grey["blue"] > grey["pink"] > 0.0

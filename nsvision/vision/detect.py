@@ -730,6 +730,9 @@ class _Profiles:
     ``_beside_marks``); zero where there is none."""
     clipped: dict[Section, np.ndarray] | None = None
     """Per sample: on paper clipped in some channel (``Straightened.clipped``)."""
+    grey: dict[Section, np.ndarray] | None = None
+    """Per sample: the grey part (the least channel) of the density at the densest offset, whose
+    chroma ``delta`` holds: a printed guide's dash is far greyer than its gaps."""
 
 
 def _sample_positions(
@@ -797,6 +800,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     printed: dict[Section, np.ndarray] = {}
     presence: dict[Section, np.ndarray] = {}
     band_edge: dict[Section, np.ndarray] = {}
+    greys: dict[Section, np.ndarray] = {}
     pos = 0
     for s, n_t in owners:
         here = slice(pos, pos + n_t * n_off)
@@ -845,6 +849,9 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
         valid[s] = ok
+        at_pick = np.clip(block[np.arange(n_t), pick], 0.0, None)
+        densest = np.where(skip[np.arange(n_t), pick], 0.0, channel_min(at_pick))
+        greys[s] = _smooth_along(densest[:, None], ok)[:, 0]
         if rest is not None:
             colour = _smooth_along(_chroma(np.clip(rest, 0.0, None)), deep[:, centre])
             band_colour[s] = np.where(deep[:, centre, None], colour, np.nan)
@@ -871,6 +878,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         band_edge,
         _beside_marks(straight, positions),
         clipped,
+        greys,
     )
 
 
@@ -1141,6 +1149,18 @@ def _print_levels(
     return out
 
 
+def pencil_grey(rgb: Mapping[Colour, tuple[int, int, int]] = PENCIL_RGB) -> np.ndarray:
+    """Per pencil (in the order of ``LINE_COLOURS``), the grey density a light stroke of it carries
+    against its chroma: pigment sparse on the paper mixes with it as light does, so a light stroke's
+    density goes with the pencil's absorptance, whose least channel is its grey (purple 1.32, green
+    0.94, blue 0.31, pink 0.20 for ``PENCIL_RGB``)."""
+    out = []
+    for c in LINE_COLOURS:
+        absorbed = 1.0 - np.array(rgb[c], np.float64) / 255.0
+        out.append(absorbed.min() / max(float(np.linalg.norm(absorbed - absorbed.min())), 1e-9))
+    return np.array(out)
+
+
 PRINT_EXPLAIN_MAX = 2.0
 """At most this many times the print's own level is explained away as print at one sample."""
 
@@ -1188,6 +1208,35 @@ def _lesser(one: np.ndarray, other: np.ndarray) -> np.ndarray:
     explains is print."""
     less = np.linalg.norm(one, axis=1) < np.linalg.norm(other, axis=1)
     return np.where(less[:, None], one, other)
+
+
+def _colour_without_print(delta: np.ndarray, grey: np.ndarray, level: np.ndarray, guide_grey: float) -> np.ndarray:
+    """Each sample's colour (chroma ``delta``) with the print under it taken away as density: its
+    level (``level``, a chroma) scaled by the share of the guide's grey density (``guide_grey``) the
+    sample holds (``grey``: a dash all of it, a gap none), and the chroma taken again.
+
+    Chroma is a density less its least channel, so a stroke's chroma over a tinted guide is not the
+    sum of the two: a light purple stroke (least dense in blue) over a guide denser in blue than in
+    red (least dense in red) measures no red at all. Taken away as a colour and clipped at zero, the
+    guide leaves that stroke pink (`unseen` scan 78041, its purple line read pink); taken away as
+    density, the least channel taken again, what is left is the stroke's own chroma."""
+    if guide_grey <= 0.0:
+        return delta
+    share = np.clip(grey / guide_grey, 0.0, 1.0)[:, None]
+    return _chroma(delta - share * level)
+
+
+def _guide_grey(profiles: _Profiles) -> float:
+    """The grey density of the printed guide's dashes on paper: over the sections (most are not
+    drawn), the median of each one's upper quartile, as ``_zone_levels`` takes the print's colour."""
+    if profiles.grey is None:
+        return 0.0
+    tops = [
+        float(np.percentile(profiles.grey[s][keep], 75))
+        for s in profiles.delta
+        if (keep := profiles.valid[s] & ~profiles.river[s]).sum() >= 3
+    ]
+    return float(np.median(tops)) if tops else 0.0
 
 
 def _noise_level(cleaned: dict[Section, np.ndarray], profiles: _Profiles) -> float:
@@ -1353,6 +1402,21 @@ def measure_sections(
         return out
 
     cleaned, near_cleaned = cleaned_of(profiles), cleaned_of(near)
+    # The marks' colour, with the print taken away as density (``_colour_without_print``).
+    levels_of = {id(profiles): _print_levels(profiles, zones), id(near): _print_levels(near, zones)}
+    cleaned_for = {id(profiles): cleaned, id(near): near_cleaned}
+    guide_grey = _guide_grey(profiles)
+    stroke_grey = pencil_grey()
+
+    def colour_of(p: _Profiles, s: Section) -> np.ndarray:
+        if p.grey is None:
+            return p.delta[s]
+        # The stroke's own grey is not the guide's: a stroke in a gap between dashes takes none of it.
+        mark = cleaned_for[id(p)][s]
+        own_grey = stroke_grey[np.argmax(mark @ dirs.T, axis=1)] * np.linalg.norm(mark, axis=1)
+        grey = p.grey[s] - own_grey
+        return _colour_without_print(p.delta[s], grey, levels_of[id(p)][s], guide_grey)
+
     noise = _noise_level(cleaned, profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
@@ -1363,7 +1427,11 @@ def measure_sections(
         if (use & ~p.river[s]).sum() >= OUTSIDE_RIVER_MIN:
             use = use & ~p.river[s]
         shift = p.colour_shift[s][use] if p.colour_shift is not None else None
-        colours = None if shift is None else np.clip(marks[use] + shift, 0.0, None)
+        # (Marks under the stroke threshold keep the colour measured as before: there the guide's
+        # share of the grey is too uncertain, and taken away as density it turns a faint purple blue.)
+        light = np.linalg.norm(marks[use], axis=1) < stroke_min
+        own = np.where((p.river[s][use] | light)[:, None], marks[use], colour_of(p, s)[use])
+        colours = own if shift is None else np.clip(own + shift, 0.0, None)
         band = p.band_colour.get(s) if p.band_colour is not None else None
         if band is not None:
             # Deep in the band, a mark's colour is what the printed guide there does not explain,
