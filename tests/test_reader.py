@@ -673,17 +673,21 @@ def test_a_last_section_beside_a_departure_disc_marked_on_a_third_is_named_in_do
         assert "6,3-7,3" in report.doubtful_sections
 
 
-def test_a_stroke_whose_colour_near_a_departure_disc_is_not_its_colour_clear_of_it_is_in_doubt() -> None:
+def test_a_stroke_running_into_a_departure_disc_is_read_purple_or_in_doubt() -> None:
     # An unseen print's scan: a light purple 4,6-5,7 runs into the blue departure disc of 5,7.
     # Measured nearer the symbols it is marked on more of its length, and that reading is kept; but
     # there the disc's colour is in the measure, and the stroke read pink, sure of it, a branch of
-    # the pink line through 4,6 (wrong without a flag). Clear of the disc its marks are purple.
+    # the pink line through 4,6 (wrong without a flag). Clear of the disc its marks are purple: read
+    # pink there, it is in doubt, named so. Since the print is taken away as density (8b554e2) its
+    # marks near the disc are purple as well, and it is read purple.
     sample = make_sample(CAL, 76077, mode="scan", style="unseen-76077", strength=0.49)
     report = analyze_sheet(sample.pages[0].image, CAL)
     assert ("4,6", "5,7") in _true_sections(sample.expected)["purple"]
     _assert_exact_or_flagged(report, sample.expected)
-    assert "4,6-5,7" in report.doubtful_sections and report.reading is not None
-    assert "purple clear of them" in report.reading.sections[parse_section_name("4,6-5,7")].reason
+    assert report.reading is not None
+    if "4,6-5,7" not in {s.name for s in report.network.sections("purple")}:
+        assert "4,6-5,7" in report.doubtful_sections
+        assert "purple clear of them" in report.reading.sections[parse_section_name("4,6-5,7")].reason
 
 
 def _line_end(expected: dict) -> tuple[str, str]:
