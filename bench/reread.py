@@ -285,6 +285,19 @@ def by_error(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def by_mode(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
+    """A table of the outcomes ``now`` (decided again, in the order of ``rows``) of the photos and the
+    scans apart, over every plan compared: the README's goals are counted by mode."""
+    lines = [
+        "| mode | sheets | total exact | fully right | flagged | wrong, not flagged |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for mode in ("photo", "scan"):
+        mine = [o for row, o in zip(rows, now, strict=True) if row["case"]["mode"] == mode]
+        lines.append(f"| {mode} | {len(mine)} | {outcome_cells(mine)} |")
+    return "\n".join(lines)
+
+
 STRENGTH_BINS = 4
 """``compare --by-strength``: the strength sweep (0 to 1) cut into this many equal parts."""
 
@@ -437,7 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--errors",
         action="store_true",
-        help="compare: the sheets now read wrong, photos and scans apart, by where the error lies",
+        help="compare: the outcomes of the photos and the scans apart, and the sheets now read wrong by "
+        "where the error lies",
     )
     ap.add_argument(
         "--wrong",
@@ -511,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.by_strength:
         print(by_strength(rows, now))
     if args.errors:
+        print(by_mode(rows, now))
         print(by_error(rows, now))
     if args.wrong:
         print(wrong_unflagged(rows, now))

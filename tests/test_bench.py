@@ -191,3 +191,9 @@ def test_the_wrong_sheets_are_counted_by_where_the_error_lies() -> None:
     lines = reread.by_error(rows, now).splitlines()
     assert lines[2] == "| photo | 6 | 4 | 1 | 2 | 1 | 1 | 1 |"
     assert lines[3] == "| scan | 1 | 1 | 1 | 0 | 0 | 0 | 0 |"
+    # The goals are counted by mode over every plan compared: here no total is exact but the right
+    # sheets' (``total_right`` unset counts as not exact), one photo wrong without a flag.
+    now[0] = now[5] = {**right, "total_right": True}
+    modes = reread.by_mode(rows, now).splitlines()
+    assert modes[2] == "| photo | 6 | 2 | 2 | 3 | 1 |"
+    assert modes[3] == "| scan | 1 | 0 | 0 | 1 | 0 |"
