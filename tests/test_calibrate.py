@@ -249,9 +249,9 @@ def test_a_blank_scanned_under_other_light_reads_photos_of_its_print(
     report = analyze_sheet(sample.pages[0].image, cream_learnt, source=f"cream-{seed}")
     if not exact:
         # Since the print is taken away as density (8b554e2), 5015's pink 4,4-5,4 over a tan guide
-        # measures purple: the guide's share under it, taken from the grey, is overstated (the pink
-        # stroke carries more grey under this light than its pencil's absorptance says). Read wrong,
-        # it must be flagged, with every misread section named.
+        # measures purple: the grey puts the whole guide under it, and the print's level taken away
+        # (its zone's) has more blue than the guide there shows under this uneven warm light. Read
+        # wrong, it must be flagged, with every misread section named.
         truth = {c: {"-".join(s) for s in sample.expected["network"]["lines"][c]} for c in LINE_COLOURS}
         misread = {n for c in LINE_COLOURS for n in {s.name for s in report.network.sections(c)} ^ truth[c]}
         assert not misread or (report.needs_review and misread <= set(report.doubtful_sections))
