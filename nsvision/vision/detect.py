@@ -1385,8 +1385,7 @@ def measure_sections(
     # as scanned or photographed on another day: a mark either explains is print.
     zones = _zone_levels(profiles)
 
-    def cleaned_of(p: _Profiles) -> dict[Section, np.ndarray]:
-        levels = _print_levels(p, zones)
+    def cleaned_of(p: _Profiles, levels: dict[Section, np.ndarray]) -> dict[Section, np.ndarray]:
         out = {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
         # At the band's edge the guide printed on the paper beside it may be what is seen: what the
         # paper's print explains there is print as well (else a blank guide leaving the band reads as
@@ -1401,26 +1400,27 @@ def measure_sections(
             out = {s: _lesser(_explain_print(p.delta[s], p.printed[s], dirs), m) for s, m in out.items()}
         return out
 
-    cleaned, near_cleaned = cleaned_of(profiles), cleaned_of(near)
+    levels, near_levels = _print_levels(profiles, zones), _print_levels(near, zones)
+    cleaned, near_cleaned = cleaned_of(profiles, levels), cleaned_of(near, near_levels)
     # The marks' colour, with the print taken away as density (``_colour_without_print``).
-    levels_of = {id(profiles): _print_levels(profiles, zones), id(near): _print_levels(near, zones)}
-    cleaned_for = {id(profiles): cleaned, id(near): near_cleaned}
     guide_grey = _guide_grey(profiles)
     stroke_grey = pencil_grey()
 
-    def colour_of(p: _Profiles, s: Section) -> np.ndarray:
+    def colour_of(p: _Profiles, s: Section, mark: np.ndarray, level: np.ndarray) -> np.ndarray:
+        """The colour of section ``s``'s samples in ``p``, whose cleaned marks are ``mark`` and the
+        print's level under them ``level``."""
         if p.grey is None:
             return p.delta[s]
         # The stroke's own grey is not the guide's: a stroke in a gap between dashes takes none of it.
-        mark = cleaned_for[id(p)][s]
         own_grey = stroke_grey[np.argmax(mark @ dirs.T, axis=1)] * np.linalg.norm(mark, axis=1)
-        grey = p.grey[s] - own_grey
-        return _colour_without_print(p.delta[s], grey, levels_of[id(p)][s], guide_grey)
+        return _colour_without_print(p.delta[s], p.grey[s] - own_grey, level, guide_grey)
 
     noise = _noise_level(cleaned, profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
-    def measure_in(p: _Profiles, marks: np.ndarray, s: Section, skip: np.ndarray | None) -> SegmentEvidence:
+    def measure_in(
+        p: _Profiles, marks: np.ndarray, level: np.ndarray, s: Section, skip: np.ndarray | None
+    ) -> SegmentEvidence:
         use = p.valid[s] if skip is None else p.valid[s] & ~skip
         # Over the river the pencil is harder to see; a crossing stroke is continuous, so where the
         # section has enough samples on plain paper those decide.
@@ -1430,7 +1430,7 @@ def measure_sections(
         # (Marks under the stroke threshold keep the colour measured as before: there the guide's
         # share of the grey is too uncertain, and taken away as density it turns a faint purple blue.)
         light = np.linalg.norm(marks[use], axis=1) < stroke_min
-        own = np.where((p.river[s][use] | light)[:, None], marks[use], colour_of(p, s)[use])
+        own = np.where((p.river[s][use] | light)[:, None], marks[use], colour_of(p, s, marks, level)[use])
         colours = own if shift is None else np.clip(own + shift, 0.0, None)
         band = p.band_colour.get(s) if p.band_colour is not None else None
         if band is not None:
@@ -1448,10 +1448,10 @@ def measure_sections(
         skip = _crossed(profiles.along[s], s, partners, circles)
         if s in guide_crossings:
             skip = guide_crossings[s] if skip is None else skip | guide_crossings[s]
-        ev = measure_in(profiles, cleaned[s], s, skip)
+        ev = measure_in(profiles, cleaned[s], levels[s], s, skip)
         if s not in near.delta:
             return ev
-        closer = measure_in(near, near_cleaned[s], s, _crossed(near.along[s], s, partners, circles))
+        closer = measure_in(near, near_cleaned[s], near_levels[s], s, _crossed(near.along[s], s, partners, circles))
         if (closer.ink, closer.faint) <= (ev.ink, ev.faint):
             return ev
         # Nearer the symbols their colour is in what is measured (a departure disc's blurred edge,
