@@ -243,22 +243,16 @@ def cream_learnt(calibration: Calibration) -> Calibration:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("seed", "strength", "exact"), [(5015, 0.517, False), (5024, 0.828, True), (5029, 1.0, True)])
+@pytest.mark.parametrize(("seed", "strength"), [(5015, 0.517), (5024, 0.828), (5029, 1.0)])
 def test_a_blank_scanned_under_other_light_reads_photos_of_its_print(
-    calibration: Calibration, cream_learnt: Calibration, seed: int, strength: float, exact: bool
+    calibration: Calibration, cream_learnt: Calibration, seed: int, strength: float
 ) -> None:
     # The filled sheets are photographed under a warm or uneven light. Taken alone, the blank's
     # print explained the photos' guides too little (whole pink lines read where none is drawn) or
-    # a light stroke too much (a sheet's lines read in pieces).
+    # a light stroke too much (a sheet's lines read in pieces). On 5015 the camera clips the paper's
+    # red over much of the sheet: its pink 4,4-5,4 read purple, in doubt, until a mark's colour there
+    # was measured against the guides beside it.
     sample = make_sample(calibration, seed, mode="photo", style="cream", strength=strength)
     report = analyze_sheet(sample.pages[0].image, cream_learnt, source=f"cream-{seed}")
-    if not exact:
-        # Since the print is taken away as density (8b554e2), 5015's pink 4,4-5,4 over a tan guide
-        # measures purple: the grey puts the whole guide under it, and the print's level taken away
-        # (its zone's) has more blue than the guide there shows under this uneven warm light. Read
-        # wrong, it must be flagged, with every misread section named.
-        misread = set(_misread(report, sample.expected))
-        assert not misread or (report.needs_review and misread <= set(report.doubtful_sections))
-        return
     assert _wrong_sections(report, sample.expected) == 0
     assert report.total == sample.expected["total"]

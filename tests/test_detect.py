@@ -13,6 +13,7 @@ from nsvision.vision.detect import (
     _hidden_shares,
     _print_levels,
     _Profiles,
+    _zone_levels,
     broad_background,
     clipped_loss,
     coloured_surround,
@@ -124,6 +125,39 @@ def test_the_print_on_paper_clipped_in_some_channels_gets_a_level_of_its_own() -
     for s in game_map.sections:
         want = clipped_guide if on_clip[s] else plain
         assert float(np.abs(levels[s][0] - want).max()) < 0.02, (s.name, levels[s][0])
+
+
+def test_a_marks_colour_on_clipped_paper_takes_away_the_guides_beside_it() -> None:
+    # How much of a channel the camera clips grows with the light: near the clip's edge the guides
+    # on clipped paper keep nearly grey, deeper in they keep only green and blue. The median of them
+    # all is right for neither; a mark's colour is measured against the guides beside it, however
+    # many sections are drawn among them (a firm blue stroke on every fourth).
+    game_map = load_calibration().map
+    rng = np.random.default_rng(7)
+    plain, edge, deep = np.array([0.02, 0.02, 0.005]), np.array([0.0, 0.02, 0.01]), np.array([0.0, 0.13, 0.19])
+    delta, valid, river, along, clipped, guide = {}, {}, {}, {}, {}, {}
+    for k, s in enumerate(game_map.sections):
+        depth = (s.a[0] + s.b[0]) / 2 + (s.a[1] + s.b[1]) / 2
+        guide[s] = plain if depth <= 5 else edge if depth <= 10.5 else deep
+        n = 40
+        d = guide[s] + rng.normal(0, 0.004, (n, 3))
+        if k % 4 == 0:
+            d = d + 0.6 * pencil_hues()["blue"]
+        delta[s], valid[s], river[s] = d, np.ones(n, bool), np.zeros(n, bool)
+        along[s], clipped[s] = np.linspace(0.3, 0.7, n), np.full(n, depth > 5)
+    profiles = _Profiles(delta, valid, river, along, clipped=clipped)
+    mids = {s: np.add(s.a, s.b) / 2 for s in game_map.sections}
+    beside = {
+        s: {tuple(guide[t]) for t in game_map.sections if np.linalg.norm(mids[t] - mids[s]) <= 2}
+        for s in game_map.sections
+    }
+    nearby, whole = _zone_levels(profiles, nearby=True), _zone_levels(profiles)
+    judged = [s for s in game_map.sections if guide[s] is not plain and len(beside[s]) == 1]
+    assert sum(guide[s] is edge for s in judged) >= 10 and sum(guide[s] is deep for s in judged) >= 10
+    for s in judged:
+        assert float(np.abs(nearby[s][2] - guide[s]).max()) < 0.02, (s.name, nearby[s][2])
+    # Whatever is measured against the median of all the clipped paper's guides stays as it was.
+    assert all(np.allclose(whole[s][2], whole[judged[0]][2]) for s in judged)
 
 
 def test_a_mark_on_paper_clipped_in_red_gets_back_the_red_it_lost() -> None:

@@ -650,6 +650,18 @@ def test_light_purple_on_paper_clipped_in_red_reads_purple(tmp_path: Path) -> No
     assert report.total == sample.expected["total"]
 
 
+def test_light_pink_on_clipped_paper_whose_guides_nearby_are_nearly_grey_reads_pink() -> None:
+    # Under an uneven warm light the camera clips this cream photo's red over much of the sheet, more
+    # where the light is brighter: near 4,4 the blank guides keep nearly grey, while the clipped
+    # paper's guides taken together are strongly green-blue. That level, taken away under the light
+    # pink 4,4-5,4, left its marks purple, without doubt: a wrong score without a flag. A mark's
+    # colour there is now measured against the nearest guides on clipped paper.
+    sample = make_sample(CAL, 5015, mode="photo", style="cream", strength=0.517)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert "4,4-5,4" in {s.name for s in report.network.sections("pink")}
+    _assert_exact_or_flagged(report, sample.expected)
+
+
 def test_a_light_stroke_between_a_ring_and_a_departure_disc_is_read(tmp_path: Path) -> None:
     # Purple 3,1-3,2 ends at the green departure disc of 3,2: clear of the ring, the disc and their
     # blurred edges, a tenth of a pitch is left, where this light stroke left no mark worth the

@@ -1080,7 +1080,39 @@ CLIPPED_ZONE_MIN = 8
 paper, for the clipped paper's print to get a level of its own."""
 
 
-def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+CLIPPED_REACH = 1.0
+"""Lattice units (midpoint to midpoint) within which the sections measured on clipped paper tell a
+section's print level there, when at least ``CLIPPED_NEAR_MIN`` lie so near..."""
+CLIPPED_NEAR_MIN = 3
+CLIPPED_NEIGHBOURS = 9
+"""... else the ``CLIPPED_NEIGHBOURS`` nearest do."""
+
+
+def _nearby_level(mids: np.ndarray, at: np.ndarray, vals: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Per section (midpoints ``mids``), the median print level of the sections measured on clipped
+    paper near it (midpoints ``at``, levels ``vals``, indices ``own`` into ``mids``; see
+    ``CLIPPED_REACH``), itself left out.
+
+    How much of a channel the camera clips grows with the light, so the guides on clipped paper are
+    not all alike: the median of them all took a strongly tinted guide away under a light pink
+    stroke where the guides beside it are nearly grey (`cream` photo 5015 read its pink 4,4-5,4
+    purple, without doubt). Sections whose level is far from that median (``LEVEL_OUTLIER``) are
+    pencil, not print, and left out: where several lines meet, most of a section's neighbours are
+    drawn."""
+    typical = float(np.median(np.linalg.norm(vals, axis=1)))
+    keep = np.linalg.norm(vals - np.median(vals, axis=0), axis=1) <= LEVEL_OUTLIER * typical
+    if keep.sum() < CLIPPED_NEAR_MIN:
+        return np.broadcast_to(np.median(vals, axis=0), (len(mids), vals.shape[1])).copy()
+    out = np.empty((len(mids), vals.shape[1]))
+    for k, m in enumerate(mids):
+        dist = np.where(keep & (own != k), np.linalg.norm(at - m, axis=1), np.inf)
+        order = np.argsort(dist)[: int(np.isfinite(dist).sum())]
+        close = order[dist[order] <= CLIPPED_REACH]
+        out[k] = np.median(vals[close if len(close) >= CLIPPED_NEAR_MIN else order[:CLIPPED_NEIGHBOURS]], axis=0)
+    return out
+
+
+def _zone_levels(profiles: _Profiles, nearby: bool = False) -> dict[Section, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per section, the chroma vector of what is printed under it: on paper, in the Thames zone, and
     on paper the camera clipped in some channel.
 
@@ -1096,7 +1128,8 @@ def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndar
     there keeps only the others (under a warm light: green and blue, the colour of pink pencil) and
     no smooth fit follows the clip's edge; with enough sections on either side, the clipped part gets
     its own level, the median of its sections' (a fit there, where the guides are as coloured as a
-    light stroke, kept strokes in its seed). Otherwise it is the paper's.
+    light stroke, kept strokes in its seed); with ``nearby``, per section the median of the nearest
+    of them (``_nearby_level``), for the colour of a mark. Otherwise it is the paper's.
     """
     sections = list(profiles.delta)
     mids = np.array([[(s.a[0] + s.b[0]) / 2, (s.a[1] + s.b[1]) / 2] for s in sections], np.float64)
@@ -1118,16 +1151,19 @@ def _zone_levels(profiles: _Profiles) -> dict[Section, tuple[np.ndarray, np.ndar
         zone_levels[in_zone] = level
     clipped_level = zone_levels[False].copy()
     if profiles.clipped is not None:
-        vals, unclipped = [], 0
-        for s in sections:
+        idx, vals, unclipped = [], [], 0
+        for i, s in enumerate(sections):
             paper = profiles.valid[s] & ~profiles.river[s]
             on = paper & profiles.clipped[s]
             if on.sum() >= 3 and on.sum() * 2 >= paper.sum():
+                idx.append(i)
                 vals.append(np.percentile(profiles.delta[s][on], 75, axis=0))
             elif paper.sum() >= 3:
                 unclipped += 1
         if len(vals) >= CLIPPED_ZONE_MIN and unclipped >= CLIPPED_ZONE_MIN:
-            clipped_level[:] = np.median(vals, axis=0)
+            clipped_level[:] = (
+                _nearby_level(mids, mids[idx], np.array(vals), np.array(idx)) if nearby else np.median(vals, axis=0)
+            )
     return {s: (zone_levels[False][k], zone_levels[True][k], clipped_level[k]) for k, s in enumerate(sections)}
 
 
@@ -1402,7 +1438,11 @@ def measure_sections(
 
     levels, near_levels = _print_levels(profiles, zones), _print_levels(near, zones)
     cleaned, near_cleaned = cleaned_of(profiles, levels), cleaned_of(near, near_levels)
-    # The marks' colour, with the print taken away as density (``_colour_without_print``).
+    # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped
+    # paper, the print's level there at each section (the clipped paper's median, taken away as
+    # density under a light pink stroke beside nearly grey guides, left it purple).
+    nearby = _zone_levels(profiles, nearby=True)
+    colour_levels, near_colour_levels = _print_levels(profiles, nearby), _print_levels(near, nearby)
     guide_grey = _guide_grey(profiles)
     stroke_grey = pencil_grey()
 
@@ -1448,10 +1488,12 @@ def measure_sections(
         skip = _crossed(profiles.along[s], s, partners, circles)
         if s in guide_crossings:
             skip = guide_crossings[s] if skip is None else skip | guide_crossings[s]
-        ev = measure_in(profiles, cleaned[s], levels[s], s, skip)
+        ev = measure_in(profiles, cleaned[s], colour_levels[s], s, skip)
         if s not in near.delta:
             return ev
-        closer = measure_in(near, near_cleaned[s], near_levels[s], s, _crossed(near.along[s], s, partners, circles))
+        closer = measure_in(
+            near, near_cleaned[s], near_colour_levels[s], s, _crossed(near.along[s], s, partners, circles)
+        )
         if (closer.ink, closer.faint) <= (ev.ink, ev.faint):
             return ev
         # Nearer the symbols their colour is in what is measured (a departure disc's blurred edge,
