@@ -151,13 +151,13 @@ def test_a_marks_colour_on_clipped_paper_takes_away_the_guides_beside_it() -> No
         s: {tuple(guide[t]) for t in game_map.sections if np.linalg.norm(mids[t] - mids[s]) <= 2}
         for s in game_map.sections
     }
-    nearby, whole = _zone_levels(profiles, nearby=True), _zone_levels(profiles)
+    zones = _zone_levels(profiles)
     judged = [s for s in game_map.sections if guide[s] is not plain and len(beside[s]) == 1]
     assert sum(guide[s] is edge for s in judged) >= 10 and sum(guide[s] is deep for s in judged) >= 10
     for s in judged:
-        assert float(np.abs(nearby[s][2] - guide[s]).max()) < 0.02, (s.name, nearby[s][2])
+        assert float(np.abs(zones[s].clipped_nearby - guide[s]).max()) < 0.02, (s.name, zones[s].clipped_nearby)
     # Whatever is measured against the median of all the clipped paper's guides stays as it was.
-    assert all(np.allclose(whole[s][2], whole[judged[0]][2]) for s in judged)
+    assert all(np.allclose(zones[s].clipped, zones[judged[0]].clipped) for s in judged)
 
 
 def test_a_mark_on_paper_clipped_in_red_gets_back_the_red_it_lost() -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -1112,7 +1113,20 @@ def _nearby_level(mids: np.ndarray, at: np.ndarray, vals: np.ndarray, own: np.nd
     return out
 
 
-def _zone_levels(profiles: _Profiles, nearby: bool = False) -> dict[Section, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+class _ZoneLevel(NamedTuple):
+    """One section's print levels (chroma vectors), by where a sample lies (``_zone_levels``)."""
+
+    paper: np.ndarray
+    river: np.ndarray
+    """In the Thames zone."""
+    clipped: np.ndarray
+    """On paper the camera clipped in some channel: the clipped paper's median."""
+    clipped_nearby: np.ndarray
+    """The same from the clipped paper's sections nearest this one (``_nearby_level``): what a
+    mark's colour there is measured against."""
+
+
+def _zone_levels(profiles: _Profiles) -> dict[Section, _ZoneLevel]:
     """Per section, the chroma vector of what is printed under it: on paper, in the Thames zone, and
     on paper the camera clipped in some channel.
 
@@ -1128,8 +1142,8 @@ def _zone_levels(profiles: _Profiles, nearby: bool = False) -> dict[Section, tup
     there keeps only the others (under a warm light: green and blue, the colour of pink pencil) and
     no smooth fit follows the clip's edge; with enough sections on either side, the clipped part gets
     its own level, the median of its sections' (a fit there, where the guides are as coloured as a
-    light stroke, kept strokes in its seed); with ``nearby``, per section the median of the nearest
-    of them (``_nearby_level``), for the colour of a mark. Otherwise it is the paper's.
+    light stroke, kept strokes in its seed), and, for the colour of a mark, per section the median
+    of the nearest of them (``_nearby_level``). Otherwise both are the paper's.
     """
     sections = list(profiles.delta)
     mids = np.array([[(s.a[0] + s.b[0]) / 2, (s.a[1] + s.b[1]) / 2] for s in sections], np.float64)
@@ -1150,6 +1164,7 @@ def _zone_levels(profiles: _Profiles, nearby: bool = False) -> dict[Section, tup
                 level = terms @ coef
         zone_levels[in_zone] = level
     clipped_level = zone_levels[False].copy()
+    clipped_nearby = clipped_level
     if profiles.clipped is not None:
         idx, vals, unclipped = [], [], 0
         for i, s in enumerate(sections):
@@ -1161,27 +1176,32 @@ def _zone_levels(profiles: _Profiles, nearby: bool = False) -> dict[Section, tup
             elif paper.sum() >= 3:
                 unclipped += 1
         if len(vals) >= CLIPPED_ZONE_MIN and unclipped >= CLIPPED_ZONE_MIN:
-            clipped_level[:] = (
-                _nearby_level(mids, mids[idx], np.array(vals), np.array(idx)) if nearby else np.median(vals, axis=0)
-            )
-    return {s: (zone_levels[False][k], zone_levels[True][k], clipped_level[k]) for k, s in enumerate(sections)}
+            clipped_level[:] = np.median(vals, axis=0)
+            clipped_nearby = _nearby_level(mids, mids[idx], np.array(vals), np.array(idx))
+    return {
+        s: _ZoneLevel(zone_levels[False][k], zone_levels[True][k], clipped_level[k], clipped_nearby[k])
+        for k, s in enumerate(sections)
+    }
 
 
 def _print_levels(
-    profiles: _Profiles, zones: Mapping[Section, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    profiles: _Profiles, zones: Mapping[Section, _ZoneLevel] | None = None, nearby: bool = False
 ) -> dict[Section, np.ndarray]:
     """Per section and sample of ``profiles``, the chroma vector of what is printed there: its
     section's level (``_zone_levels``; default: estimated from ``profiles`` themselves) on paper,
-    in the Thames zone or on clipped paper."""
+    in the Thames zone or on clipped paper (``nearby``: the level there a mark's colour is measured
+    against, ``_ZoneLevel.clipped_nearby``)."""
     zones = _zone_levels(profiles) if zones is None else zones
     out = {}
     for s in profiles.delta:
         paper = (
-            zones[s][0]
+            zones[s].paper
             if profiles.clipped is None
-            else np.where(profiles.clipped[s][:, None], zones[s][2], zones[s][0])
+            else np.where(
+                profiles.clipped[s][:, None], zones[s].clipped_nearby if nearby else zones[s].clipped, zones[s].paper
+            )
         )
-        out[s] = np.where(profiles.river[s][:, None], zones[s][1], paper)
+        out[s] = np.where(profiles.river[s][:, None], zones[s].river, paper)
     return out
 
 
@@ -1428,7 +1448,7 @@ def measure_sections(
         # a short stretch of pencil, a third of a short crossing).
         for s, edge in (p.band_edge or {}).items():
             if edge.any():
-                paper = _explain_print(p.delta[s], np.broadcast_to(zones[s][0], p.delta[s].shape), dirs)
+                paper = _explain_print(p.delta[s], np.broadcast_to(zones[s].paper, p.delta[s].shape), dirs)
                 out[s] = np.where(edge[:, None], _lesser(paper, out[s]), out[s])
         if p.printed is not None:
             # The blank alone took a guide under this picture's light (bluish in a shadow, pinkish
@@ -1441,8 +1461,8 @@ def measure_sections(
     # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped
     # paper, the print's level there at each section (the clipped paper's median, taken away as
     # density under a light pink stroke beside nearly grey guides, left it purple).
-    nearby = _zone_levels(profiles, nearby=True)
-    colour_levels, near_colour_levels = _print_levels(profiles, nearby), _print_levels(near, nearby)
+    colour_levels = _print_levels(profiles, zones, nearby=True)
+    near_colour_levels = _print_levels(near, zones, nearby=True)
     guide_grey = _guide_grey(profiles)
     stroke_grey = pencil_grey()
 
