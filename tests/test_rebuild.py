@@ -776,8 +776,12 @@ def test_the_one_lightly_traced_section_leaving_a_line_end_is_the_line_going_on_
     both = _read(lines, nxt=light, rival=_ev(rival, 0.15, HUES["purple"], faint=0.6))
     assert both.sections[nxt].colour is None and both.sections[rival].colour is None
     assert both.sections[nxt].doubtful and both.sections[rival].doubtful
-    # On a little less than half of it, still the line going on; on a third of it, not drawn.
+    # On a little less than half of it, plainly purple, still the line going on; of a colour between
+    # purple and pink, or on a third of it, not drawn.
     assert _read(lines, nxt=_ev(nxt, 0.15, HUES["purple"], faint=0.42)).sections[nxt].colour == "purple"
+    between = HUES["purple"] / np.linalg.norm(HUES["purple"]) + HUES["pink"] / np.linalg.norm(HUES["pink"])
+    assert _read(lines, nxt=_ev(nxt, 0.15, between, faint=0.42)).sections[nxt].colour is None
+    assert _read(lines, nxt=_ev(nxt, 0.15, between, faint=0.6)).sections[nxt].colour == "purple"
     assert _read(lines, nxt=_ev(nxt, 0.15, HUES["purple"], faint=0.33)).sections[nxt].colour is None
     # Faint marks only, with no ink among them, or marks of another pencil's hue: not drawn.
     assert _read(lines, nxt=_ev(nxt, 0.0, HUES["purple"], faint=0.6)).sections[nxt].colour is None

@@ -182,13 +182,16 @@ that many, it is the join of the best reading (in doubt; the sheet is flagged fo
 SURE_BRIDGE_FAINT = 0.5
 """Share of that join carrying faint marks of the line's hue from which it is read as drawn without
 doubt, when the sheet's blank sections are free of faint marks and the other joins carry none."""
-LIGHT_END_FAINT = 0.4
+LIGHT_END_FAINT = 0.5
 """Share of a section with faint marks of a line's hue from which, leaving that line's end (the one
-such section there), it is read as the line going on lightly in the best reading (in doubt). 0.5
-until the forty-seventh session: over the stored reads of eight plans (2,040 sheets) 0.4 brings 14
-sheets' readings nearer their truth (4 more totals exact, 3 more sheets fully right) and takes none
-further from it; no flag changes (those sections are in doubt already). At 0.35 right sheets are
-read wrong (a faint mark of print at a line's end)."""
+such section there), it is read as the line going on lightly in the best reading (in doubt)."""
+LIGHT_END_FAINT_CLEAR = 0.4
+"""The same for faint marks plainly of the line's hue (``FAINT_CLEAR_END_MARGIN``). Over the stored
+reads of twelve plans and 90 fresh prints (2,970 sheets, forty-seventh session) it brings 11
+sheets' readings nearer their truth (4 more totals exact, 4 more sheets fully right), takes none
+further from it, and changes no flag (those sections are in doubt already). Without the margin,
+two short sections half marked by a symbol's edge, their colour between two pencils, were read drawn
+(`print` 42011, 42066 of seed 42000's plan)."""
 LIGHT_END_SPAN = 0.1
 """Share of that section between its first and last mark dark enough to count as ink that it needs
 as well: faint marks alone are what a blank guide under a cast shows."""
@@ -833,12 +836,12 @@ def _light_line_goes_on(
     while True:  # every round draws a section more, or stops
         on_line, line_ends = _line_stations(decided)
         found: dict[tuple[Colour, Point], list[Section]] = {}
-        for s, (c, _f, _r, _m) in decided.items():
+        for s, (c, _f, _r, m) in decided.items():
             ev, k = evidence[s], nearest[s]
             if (
                 c is None
                 and not _over_band(ev)
-                and ev.faint >= LIGHT_END_FAINT
+                and ev.faint >= (LIGHT_END_FAINT if m < FAINT_CLEAR_END_MARGIN else LIGHT_END_FAINT_CLEAR)
                 and ev.span >= LIGHT_END_SPAN
                 and (s.a in line_ends[k]) != (s.b in line_ends[k])
                 and not (s.a in on_line[k] and s.b in on_line[k])
