@@ -64,6 +64,7 @@ from nsvision.calibration import Calibration, load_calibration
 from nsvision.game.board import Section
 from nsvision.pipeline import SheetReport, decide
 from nsvision.render.sample import Sample
+from nsvision.vision import doubt_model
 from nsvision.vision.marks import judge_marks
 from nsvision.vision.rebuild import SectionReading
 
@@ -344,8 +345,9 @@ def wrong_unflagged(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> st
     return "\n".join(lines) if lines else "no sheet read wrong without a flag"
 
 
-Setting = tuple[ModuleType, str, float]
-"""A constant to change for ``compare --set``: its module, its name and the value it takes."""
+Setting = tuple[ModuleType, str, Any]
+"""A constant to change for ``compare --set``: its module, its name and the value it takes (a number;
+for ``--doubt-model``, the function that gives the model)."""
 
 
 def parse_setting(text: str) -> Setting:
@@ -479,6 +481,12 @@ def main(argv: list[str] | None = None) -> int:
         "nsvision.vision.MODULE (or nsvision.MODULE) set to VALUE; may be given several times",
     )
     ap.add_argument(
+        "--doubt-model",
+        metavar="PATH",
+        help="compare: 'then' is the working tree's reading, 'now' the same with the best reading of the "
+        "sections in doubt from this model (bench/train_doubts.py), or from the rules alone with 'none'",
+    )
+    ap.add_argument(
         "--jpegs-from",
         type=Path,
         help="store: take the reads saved as JPEG from this stored file of the same set, reading only the "
@@ -499,9 +507,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.settings and (args.action != "compare" or args.against is not None):
         ap.error("--set is for compare, without --against")
     try:
-        settings = [parse_setting(text) for text in args.settings]
+        settings: list[Setting] = [parse_setting(text) for text in args.settings]
     except ValueError as e:
         ap.error(f"--set {e}")
+    if args.doubt_model is not None:
+        if args.action != "compare" or args.against is not None:
+            ap.error("--doubt-model is for compare, without --against")
+        try:
+            model = None if args.doubt_model == "none" else doubt_model.load_model(args.doubt_model)
+        except (OSError, ValueError, KeyError) as e:
+            ap.error(f"--doubt-model {args.doubt_model}: {e}")
+        if model is None and args.doubt_model != "none":
+            ap.error(f"--doubt-model {args.doubt_model}: no such file")
+        settings.append((doubt_model, "default_model", lambda: model))
     paths = {
         seed: args.file
         or Path(__file__).resolve().parent

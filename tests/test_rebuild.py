@@ -1,18 +1,28 @@
-"""Rebuild on hand-made evidence: how the game's structure settles what the pencil alone leaves open."""
+"""Rebuild on hand-made evidence: how the game's structure settles what the pencil alone leaves open.
+
+These are the rules' readings: the model learnt on the bench, which gives the sections they leave in
+doubt their best reading last, is left out here (``tests/test_doubt_model.py`` tests it)."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
+import pytest
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import Colour, Section, parse_station_name
+from nsvision.vision import doubt_model
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 from nsvision.vision.rebuild import Reading, SectionReading, _band_explains, learn_hues, rebuild, settle_by_hand
 
 MAP = load_calibration().map
 HUES = pencil_hues()
+
+
+@pytest.fixture(autouse=True)
+def _rules_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doubt_model, "default_model", lambda: None)
 
 
 def _section(name: str) -> Section:

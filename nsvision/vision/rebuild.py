@@ -44,7 +44,10 @@ Decisions use the evidence and the game's structure, never a silent guess:
    of it on paper) is in doubt;
 5. **hidden**: a long stretch of a section that shows neither the printed guide nor pencil lies
    under something (a pencil, a pen, a finger) or is washed out by glare: the section is in doubt
-   unless it is read as drawn on most of its length.
+   unless it is read as drawn on most of its length;
+6. **learnt**: last, each section left in doubt takes the best reading, drawn or not, of a model
+   learnt on the bench's stored reads where it says otherwise than the rules (``doubt_model``); it
+   stays in doubt.
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
@@ -62,10 +65,9 @@ import numpy as np
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, Section, station_name
 from nsvision.game.network import GameOptions, Network
 from nsvision.game.rules import check_network
+from nsvision.vision import doubt_model
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
-
-Decision = tuple[Colour | None, float, str, float]
-"""A section's reading while the rebuild works: colour (or none), confidence, reason, colour margin."""
+from nsvision.vision.doubt_model import Decision
 
 
 class ColourDoubt(str):
@@ -783,6 +785,11 @@ def rebuild(
     _specks_beside_lines(decided, evidence, game_map)
     _specks_confirm_light_strokes(decided, evidence, game_map)
     _join_ends(decided, evidence, game_map)
+    # Last, the best reading of each section still in doubt, drawn or not, from the model learnt on
+    # the bench's stored reads (``doubt_model``): it stays in doubt either way.
+    doubt_model.settle_doubts(
+        decided, evidence, nearest, twice, game_map.crossing_partners, CONFIDENT, doubt_model.default_model()
+    )
 
     readings = {
         s: SectionReading(

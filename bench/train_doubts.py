@@ -1,0 +1,165 @@
+"""Learn the best reading of a section in doubt from stored bench reads: ``calibration/doubt_model.json``.
+
+The rebuild names the sections it cannot settle and gives each a best reading, drawn or not
+(``nsvision/vision/doubt_model.py``). This script decides every stored read of the given files with
+the rules alone, takes each section in doubt whose truth is either blank or the pencil it would be
+drawn in (a section whose truth is another pencil is wrong either way), with the reader's own
+features (``doubt_model.features``), and fits scikit-learn's ``HistGradientBoostingClassifier`` to
+tell which. The trees are written as JSON and evaluated by the reader with NumPy; the script checks
+that both give the same probabilities before writing.
+
+    python3 bench/train_doubts.py bench/out/measured-accuracy*.pkl          # the shipped model
+    python3 bench/train_doubts.py FILES... --halves bench/out/doubt-half     # two models, each
+        # fitted on every other file and judged on the rest (section counts printed); compare a
+        # stored set with one: python3 bench/reread.py compare accuracy --doubt-model PATH
+
+Needs scikit-learn, a development tool here (``pip install scikit-learn``): the reader needs none of it.
+The files are ``bench/reread.py store accuracy`` outputs (about 9 minutes a plan on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nsvision.calibration import load_calibration
+from nsvision.pipeline import decide
+from nsvision.vision import doubt_model
+from nsvision.vision.marks import judge_marks
+from nsvision.vision.rebuild import CONFIDENT
+
+DEPTH, ITERATIONS, RATE = 3, 200, 0.05
+"""The model's size: trees of depth 3, 200 of them, learning rate 0.05 (measured on two halves of
+the stored plans against depth 2 and 4, 60 to 200 trees: the most sections mended for those
+broken)."""
+
+
+def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, truth (1: drawn in the pencil it would be drawn in) and the rules' reading (1:
+    drawn) of every section in doubt, read by the rules alone, of the stored reads in ``paths``."""
+    cal = load_calibration()
+    xs, ys, rs = [], [], []
+    saved = doubt_model.default_model
+    doubt_model.default_model = lambda: None  # type: ignore[assignment]
+    try:
+        for path in paths:
+            with path.open("rb") as f:
+                rows: list[dict[str, Any]] = pickle.load(f)
+            for row in rows:
+                if "measurements" not in row or row.get("variant", ""):
+                    continue
+                m = row["measurements"]
+                m = replace(m, marks=judge_marks(m.marks.circles, m.marks.objectives, m.marks.shapes_found))
+                report = decide(m, cal)
+                if report.reading is None:
+                    continue
+                x, y, r = _examples(report.reading.sections, row["expected"])
+                xs.append(x)
+                ys += y
+                rs += r
+    finally:
+        doubt_model.default_model = saved  # type: ignore[assignment]
+    x = np.concatenate(xs) if xs else np.zeros((0, len(doubt_model.FEATURES)))
+    return x, np.array(ys, np.int64), np.array(rs, np.int64)
+
+
+def _examples(sections: Any, expected: dict[str, Any]) -> tuple[np.ndarray, list[int], list[int]]:
+    truth: dict[frozenset[str], set[str]] = {}
+    for colour, secs in expected["network"]["lines"].items():
+        for a, b in secs:
+            truth.setdefault(frozenset((a, b)), set()).add(colour)
+    decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
+    nearest = {s: r.nearest for s, r in sections.items()}
+    twice = {s: r.also for s, r in sections.items() if r.also}
+    keep, ys, rs = [], [], []
+    for s in doubt_model.in_question(decided, twice, CONFIDENT):
+        drawn = truth.get(frozenset(s.to_list()), set())
+        pencil = decided[s][0] or nearest[s]
+        if drawn and drawn != {pencil}:
+            continue
+        keep.append(s)
+        ys.append(1 if drawn else 0)
+        rs.append(1 if decided[s][0] is not None else 0)
+    return doubt_model.features(decided, sections_evidence(sections), nearest, keep, CONFIDENT), ys, rs
+
+
+def sections_evidence(sections: Any) -> dict[Any, Any]:
+    return {s: r.evidence for s, r in sections.items()}
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """The fitted model as the reader's JSON (``doubt_model.TreeModel.from_dict``), checked against
+    scikit-learn's own probabilities on ``x``."""
+    from sklearn.ensemble import HistGradientBoostingClassifier  # a development tool only
+
+    model = HistGradientBoostingClassifier(max_depth=DEPTH, max_iter=ITERATIONS, learning_rate=RATE, random_state=0)
+    model.fit(x, y)
+    trees = []
+    for (predictor,) in model._predictors:
+        nodes = predictor.nodes
+        trees.append(
+            [
+                [-1, 0.0, 0, 0, float(n["value"])]
+                if n["is_leaf"]
+                else [int(n["feature_idx"]), float(n["num_threshold"]), int(n["left"]), int(n["right"]), 0.0]
+                for n in nodes
+            ]
+        )
+    data = {
+        "about": "nsvision: P(drawn) of a section in doubt; bench/train_doubts.py wrote it",
+        "features": list(doubt_model.FEATURES),
+        "baseline": float(np.ravel(model._baseline_prediction)[0]),
+        "depth": DEPTH,
+        "examples": len(y),
+        "trees": trees,
+    }
+    ours = doubt_model.TreeModel.from_dict(data).probability(x)
+    theirs = model.predict_proba(x)[:, 1]
+    worst = float(np.abs(ours - theirs).max(initial=0.0))
+    if worst > 1e-6:
+        raise SystemExit(f"the JSON trees give probabilities up to {worst:.2g} away from scikit-learn's")
+    return data
+
+
+def judged(data: dict[str, Any], x: np.ndarray, y: np.ndarray, r: np.ndarray) -> str:
+    """How the model's reading of held-out sections compares with the rules'."""
+    p = doubt_model.TreeModel.from_dict(data).probability(x) > 0.5
+    mended = int(((p == y) & (r != y)).sum())
+    broken = int(((p != y) & (r == y)).sum())
+    right = f"rules right on {int((r == y).sum())}, model on {int((p == y).sum())}"
+    return f"{len(y)} sections in doubt: {right} ({mended} mended, {broken} broken)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", type=Path, nargs="+", help="stored reads (bench/reread.py store accuracy ...)")
+    ap.add_argument("--out", type=Path, default=doubt_model.DEFAULT_PATH, help="where the model goes")
+    ap.add_argument("--halves", help="instead: PREFIX-a.json and PREFIX-b.json, each fitted on every other file")
+    args = ap.parse_args(argv)
+    files = sorted(args.files)
+    if args.halves:
+        halves = (files[0::2], files[1::2])
+        for tag, mine, other in (("a", *halves), ("b", *reversed(halves))):
+            x, y, _r = dataset(mine)
+            data = fit(x, y)
+            out = Path(f"{args.halves}-{tag}.json")
+            out.write_text(json.dumps(data, separators=(",", ":")))
+            print(f"{out}: fitted on {', '.join(p.name for p in mine)}")
+            print(f"  judged on {', '.join(p.name for p in other)}: {judged(data, *dataset(other))}")
+        return 0
+    x, y, _r = dataset(files)
+    data = fit(x, y)
+    args.out.write_text(json.dumps(data, separators=(",", ":")))
+    print(f"{args.out}: {len(y)} sections in doubt from {len(files)} files, {len(data['trees'])} trees")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

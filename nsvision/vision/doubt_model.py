@@ -1,0 +1,236 @@
+"""The best reading of a section in doubt, drawn or not, from a model learnt on the bench's stored reads.
+
+The rebuild's rules name the sections they cannot settle (a light stroke beside a line, a colour
+between two pencils, a join of a line in pieces) and give each a best reading, drawn or not, from
+one or two measures each. Whether such a section was drawn depends on many measures at once: how
+much of it is marked and how densely, its faint marks against the sheet's blank sections, whether
+the line it would belong to ends at its stations, its colour margin. A small gradient-boosted model
+(``bench/train_doubts.py``, scikit-learn's ``HistGradientBoostingClassifier``) learnt from the
+doubtful sections of the stored bench reads, with the rules' own best reading as one of its inputs,
+gives the probability that such a section is drawn in the pencil it is nearest; where that says
+otherwise than the rules, the section takes the model's reading.
+
+Only the best reading of a section already in doubt changes: the section stays in doubt, the sheet
+stays flagged for review and the section named, so a model that is wrong on a print it never saw
+costs a person's look, never a confident wrong score.
+
+The model is a JSON file of trees (``calibration/doubt_model.json``, shipped as package data),
+evaluated here with NumPy: nothing of scikit-learn is needed at run time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from nsvision.game.board import Colour, Point, Section
+from nsvision.vision.detect import SegmentEvidence
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "calibration" / "doubt_model.json"
+_PACKAGED_PATH = Path(__file__).resolve().parent.parent / "data" / "doubt_model.json"
+
+FEATURES = (
+    "ink",
+    "run",
+    "strength",
+    "faint",
+    "span",
+    "log_samples",
+    "over_river",
+    "margin",
+    "short",
+    "line_ends",
+    "line_touches",
+    "blank_faint",
+    "blank_faint_p90",
+    "drawn_strength",
+    "hidden",
+    "beside",
+    "read_drawn",
+)
+"""The model's inputs, in order (``features``)."""
+
+DRAWN_ABOVE = 0.5
+"""Probability of "drawn" above which a section in doubt is drawn in the best reading, at or below
+which it is not (the more probable reading: measured on two halves of the stored plans, each judged
+by the model fitted on the other, at 0.5 the most sections are mended for those broken, against 0.6
+and 0.7)."""
+
+BLANK_MIN_SAMPLES = 10
+"""Fewest positions for a confidently blank section to count in the sheet's blank faint level."""
+
+Decision = tuple[Colour | None, float, str, float]
+"""A section's reading while the rebuild works: colour (or none), confidence, reason, colour margin."""
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """Gradient-boosted trees: per tree, per node, the feature it splits on, the threshold (go left
+    when the value is at most it), the left and right children and, at a leaf (feature -1), its value.
+    The probability of "drawn" is the logistic of ``baseline`` plus the leaves reached."""
+
+    features: tuple[str, ...]
+    baseline: float
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    depth: int
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> TreeModel:
+        trees, names = data.get("trees"), data.get("features")
+        if not isinstance(trees, list) or not isinstance(names, list):
+            raise ValueError("a model needs a list of trees and of features")
+        feature: list[int] = []
+        threshold: list[float] = []
+        left: list[int] = []
+        right: list[int] = []
+        value: list[float] = []
+        roots: list[int] = []
+        for tree in trees:
+            base = len(feature)
+            roots.append(base)
+            for f, t, lo, hi, v in tree:
+                feature.append(int(f))
+                threshold.append(float(t))
+                left.append(base + int(lo) if f >= 0 else -1)
+                right.append(base + int(hi) if f >= 0 else -1)
+                value.append(float(v))
+        return cls(
+            tuple(str(n) for n in names),
+            float(data["baseline"]),  # type: ignore[arg-type]
+            np.array(feature, np.int64),
+            np.array(threshold, np.float64),
+            np.array(left, np.int64),
+            np.array(right, np.int64),
+            np.array(value, np.float64),
+            np.array(roots, np.int64),
+            int(data["depth"]),  # type: ignore[call-overload]
+        )
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        """P(drawn) for each row of ``x`` (rows of ``features``)."""
+        x = np.atleast_2d(np.asarray(x, np.float64))
+        node = np.broadcast_to(self.roots, (len(x), len(self.roots))).copy()
+        rows = np.arange(len(x))[:, None]
+        for _ in range(self.depth + 1):
+            f = self.feature[node]
+            leaf = f < 0
+            go_left = x[rows, np.where(leaf, 0, f)] <= self.threshold[node]
+            node = np.where(leaf, node, np.where(go_left, self.left[node], self.right[node]))
+        raw = self.baseline + self.value[node].sum(axis=1)
+        return 1.0 / (1.0 + np.exp(-raw))
+
+
+def load_model(path: str | Path | None = None) -> TreeModel | None:
+    """The model at ``path`` (default: the one shipped with nsvision); ``None`` when there is none."""
+    if path is None:
+        path = DEFAULT_PATH if DEFAULT_PATH.exists() else _PACKAGED_PATH
+    path = Path(path)
+    if not path.exists():
+        return None
+    model = TreeModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    if model.features != FEATURES:
+        raise ValueError(f"{path}: the model's features {model.features} are not the reader's {FEATURES}")
+    return model
+
+
+@lru_cache(maxsize=1)
+def default_model() -> TreeModel | None:
+    return load_model()
+
+
+def features(
+    decided: Mapping[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    nearest: Mapping[Section, Colour],
+    sections: list[Section],
+    confident: float,
+) -> np.ndarray:
+    """One row of ``FEATURES`` per section of ``sections``, from the rebuild's readings ``decided``
+    (the pencil a section would be drawn in: its colour, or the nearest when read blank)."""
+    degree: Counter[tuple[Colour, Point]] = Counter(
+        (d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b)
+    )
+    blank = [
+        evidence[t].faint
+        for t, d in decided.items()
+        if d[0] is None and d[1] >= confident and evidence[t].samples >= BLANK_MIN_SAMPLES
+    ]
+    drawn = [evidence[t].strength for t, d in decided.items() if d[0] is not None and d[1] >= confident]
+    sheet = [
+        float(np.median(blank)) if blank else 0.0,
+        float(np.percentile(blank, 90)) if blank else 0.0,
+        float(np.median(drawn)) if drawn else 0.0,
+    ]
+    rows = []
+    for s in sections:
+        c, _f, _r, m = decided[s]
+        e = evidence[s]
+        pencil = c or nearest[s]
+        ends = sum(degree[(pencil, p)] == 1 for p in (s.a, s.b))
+        touches = sum(degree[(pencil, p)] > 0 for p in (s.a, s.b))
+        rows.append(
+            [
+                e.ink,
+                e.run,
+                e.strength,
+                e.faint,
+                e.span,
+                float(np.log1p(e.samples)),
+                e.over_river,
+                m,
+                float(e.short),
+                ends,
+                touches,
+                *sheet,
+                e.hidden,
+                len(e.beside) / max(e.samples, 1),
+                1.0 if c is not None else 0.0,
+            ]
+        )
+    return np.array(rows, np.float64).reshape(len(sections), len(FEATURES))
+
+
+def in_question(
+    decided: Mapping[Section, Decision], twice: Mapping[Section, Colour], confident: float
+) -> list[Section]:
+    """The sections whose best reading the model may change: in doubt, not drawn in two pencils."""
+    return sorted(s for s, d in decided.items() if d[1] < confident and s not in twice)
+
+
+def settle_doubts(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    nearest: Mapping[Section, Colour],
+    twice: Mapping[Section, Colour],
+    crossing_partners: Mapping[Section, frozenset[Section]],
+    confident: float,
+    model: TreeModel | None,
+) -> None:
+    """Give each section in doubt the model's reading, drawn (in its nearest pencil) or not, where
+    the model says otherwise than the rules; it stays in doubt, its reason says why. Not drawn where
+    a section crossing it is drawn: the game forbids two lines crossing."""
+    if model is None:
+        return
+    sections = in_question(decided, twice, confident)
+    if not sections:
+        return
+    p = model.probability(features(decided, evidence, nearest, sections, confident))
+    for s, drawn in zip(sections, p, strict=True):
+        c, f, r, m = decided[s]
+        if c is not None and drawn < DRAWN_ABOVE:
+            why = f"a model learnt on the bench's sheets reads it as not drawn ({1 - drawn:.0%})"
+            decided[s] = (None, f, f"{r}; {why}" if r else why, m)
+        elif c is None and drawn > DRAWN_ABOVE and not any(decided[t][0] is not None for t in crossing_partners[s]):
+            why = f"a model learnt on the bench's sheets reads it as drawn in {nearest[s]} ({drawn:.0%})"
+            decided[s] = (nearest[s], f, f"{r}; {why}" if r else why, m)

@@ -1,0 +1,128 @@
+"""The best reading of a section in doubt from the model learnt on the bench (``vision.doubt_model``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nsvision.calibration import load_calibration
+from nsvision.game.board import Section, parse_station_name
+from nsvision.vision import doubt_model
+from nsvision.vision.detect import SegmentEvidence, pencil_hues
+from nsvision.vision.rebuild import CONFIDENT, rebuild
+
+MAP = load_calibration().map
+HUES = pencil_hues()
+
+
+def _section(name: str) -> Section:
+    a, b = name.split("-")
+    return Section.of(parse_station_name(a), parse_station_name(b))
+
+
+def _model(faint_at: float = 0.5, below: float = -2.0, above: float = 2.0) -> doubt_model.TreeModel:
+    """One tree: faint marks on at most ``faint_at`` of a section give ``below``, more give ``above``."""
+    faint = doubt_model.FEATURES.index("faint")
+    tree = [[faint, faint_at, 1, 2, 0.0], [-1, 0.0, 0, 0, below], [-1, 0.0, 0, 0, above]]
+    return doubt_model.TreeModel.from_dict(
+        {"features": list(doubt_model.FEATURES), "baseline": 0.0, "depth": 1, "trees": [tree]}
+    )
+
+
+def _ev(s: Section, ink: float = 0.0, faint: float = 0.0) -> SegmentEvidence:
+    c = (0.0, 0.0, 0.0) if not ink else tuple(float(v) for v in HUES["purple"] / np.linalg.norm(HUES["purple"]))
+    return SegmentEvidence(s, 40, ink, ink, 0.4 if ink else 0.0, c, span=ink, faint=faint)  # type: ignore[arg-type]
+
+
+def test_the_trees_give_the_logistic_of_the_leaves_reached() -> None:
+    model = _model()
+    x = np.zeros((2, len(doubt_model.FEATURES)))
+    x[1, doubt_model.FEATURES.index("faint")] = 0.8
+    assert model.probability(x) == pytest.approx([1 / (1 + math.exp(2.0)), 1 / (1 + math.exp(-2.0))])
+
+
+def test_a_model_of_other_features_is_refused_naming_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"features": ["ink"], "baseline": 0.0, "depth": 0, "trees": [[[-1, 0.0, 0, 0, 1.0]]]}))
+    with pytest.raises(ValueError, match=r"old\.json"):
+        doubt_model.load_model(path)
+    assert doubt_model.load_model(tmp_path / "none.json") is None
+
+
+def test_the_shipped_model_reads_the_readers_features() -> None:
+    model = doubt_model.load_model()
+    assert model is not None and model.features == doubt_model.FEATURES
+    assert model.probability(np.zeros((3, len(doubt_model.FEATURES)))).shape == (3,)
+
+
+def _decisions() -> tuple[dict[Section, doubt_model.Decision], dict[Section, SegmentEvidence]]:
+    """Every section read blank with confidence, nothing measured on it: the tests set their own."""
+    decided: dict[Section, doubt_model.Decision] = {s: (None, 1.0, "", 1.0) for s in MAP.sections}
+    evidence = {s: _ev(s) for s in MAP.sections}
+    return decided, evidence
+
+
+def test_a_section_in_doubt_takes_the_models_reading_and_stays_in_doubt() -> None:
+    decided, evidence = _decisions()
+    light, sure, crossed, twice = (_section(n) for n in ("0,2-0,3", "8,1-9,1", "4,3-5,4", "2,3-2,4"))
+    partner = next(iter(MAP.crossing_partners[crossed]))
+    nearest = {s: "purple" for s in MAP.sections}
+    decided[light] = (None, 0.6, "faint pencil (80% of it) next to the purple line", 1.0)
+    decided[crossed] = (None, 0.6, "faint", 1.0)
+    decided[partner] = ("blue", 1.0, "", 1.0)
+    decided[twice] = (None, 0.6, "faint", 1.0)
+    for s in (light, sure, crossed, twice):
+        evidence[s] = _ev(s, faint=0.8)
+    doubt_model.settle_doubts(
+        decided,
+        evidence,
+        nearest,
+        {twice: "blue"},
+        MAP.crossing_partners,
+        CONFIDENT,
+        _model(),  # type: ignore[arg-type]
+    )
+    colour, confidence, reason, _m = decided[light]
+    assert colour == "purple" and confidence == 0.6
+    assert reason.startswith("faint pencil") and "model learnt on the bench" in reason
+    assert decided[sure][0] is None  # read with confidence: the rules' reading stands
+    assert decided[crossed][0] is None  # a drawn section crosses it
+    assert decided[twice][0] is None  # drawn in two pencils: the rules' own doubt
+
+
+def test_a_section_in_doubt_read_drawn_is_not_drawn_when_the_model_says_so() -> None:
+    decided, evidence = _decisions()
+    s = _section("8,1-9,1")
+    decided[s] = ("purple", 0.6, "light pencil", 1.0)
+    evidence[s] = _ev(s, ink=0.3, faint=0.3)
+    doubt_model.settle_doubts(decided, evidence, {}, {}, MAP.crossing_partners, CONFIDENT, _model())
+    assert decided[s][0] is None and decided[s][1] == 0.6
+
+
+def test_the_features_follow_the_line_the_section_would_belong_to() -> None:
+    decided, evidence = _decisions()
+    line, leaving = _section("8,1-9,1"), _section("9,1-9,2")
+    decided[line] = ("pink", 1.0, "", 1.0)
+    decided[leaving] = (None, 0.6, "faint", 0.8)
+    x = doubt_model.features(decided, evidence, {leaving: "pink"}, [leaving], CONFIDENT)[0]
+    named = dict(zip(doubt_model.FEATURES, x, strict=True))
+    assert (named["line_ends"], named["line_touches"], named["read_drawn"], named["margin"]) == (1, 1, 0, 0.8)
+
+
+def test_the_rebuild_gives_the_model_the_last_word_on_its_doubts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Away from every line, a section marked on a quarter with faint marks on most of it: the rules
+    # read it as not drawn, in doubt; a model that reads such faint marks as drawn has it drawn, still
+    # in doubt, so the sheet is still flagged.
+    lone = _section("8,1-9,1")
+    evidence = {s: _ev(s) for s in MAP.sections}
+    evidence[lone] = _ev(lone, ink=0.29, faint=0.73)
+    monkeypatch.setattr(doubt_model, "default_model", lambda: None)
+    alone = rebuild(evidence, MAP).sections[lone]
+    assert alone.colour is None and alone.doubtful
+    monkeypatch.setattr(doubt_model, "default_model", lambda: _model())
+    learnt = rebuild(evidence, MAP).sections[lone]
+    assert learnt.colour == "purple" and learnt.doubtful
