@@ -26,6 +26,9 @@ shown to change no reading at all.
     python3 bench/reread.py compare accuracy --seed 42000 --set rebuild.FAINT_END_SHARE=0.5
                                        # "then" the working tree, "now" the same with that constant
                                        # changed: a threshold judged on every set before it is edited
+    python3 bench/reread.py compare accuracy --doubt-model none     # "now" the rules alone, without the
+                                       # model that gives a section in doubt its best reading (or
+                                       # --doubt-model PATH: another one, from bench/train_doubts.py)
     python3 bench/reread.py store accuracy --file other.pkl --jpegs-from bench/out/measured-accuracy.pkl
                                        # read again only what is not a JPEG (the scans): for a change
                                        # to what is measured on clean pictures only (~2 min)
