@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from nsvision.calibration import load_calibration
+from nsvision.game.board import LINE_COLOURS
 from nsvision.pipeline import decide
 from nsvision.vision import doubt_model
 from nsvision.vision.marks import judge_marks
@@ -45,6 +46,7 @@ def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, truth (1: drawn in the pencil it would be drawn in) and the rules' reading (1:
     drawn) of every section in doubt, read by the rules alone, of the stored reads in ``paths``."""
     cal = load_calibration()
+    departures = {k: cal.map.departure(k) for k in LINE_COLOURS}
     xs, ys, rs = [], [], []
     saved = doubt_model.default_model
     doubt_model.default_model = lambda: None  # type: ignore[assignment]
@@ -60,7 +62,8 @@ def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 report = decide(m, cal)
                 if report.reading is None:
                     continue
-                x, y, r = _examples(report.reading.sections, row["expected"])
+                hues = {k: np.asarray(v, np.float64) for k, v in report.reading.hues.items()}
+                x, y, r = _examples(report.reading.sections, row["expected"], departures, hues)
                 xs.append(x)
                 ys += y
                 rs += r
@@ -70,7 +73,9 @@ def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return x, np.array(ys, np.int64), np.array(rs, np.int64)
 
 
-def _examples(sections: Any, expected: dict[str, Any]) -> tuple[np.ndarray, list[int], list[int]]:
+def _examples(
+    sections: Any, expected: dict[str, Any], departures: dict[str, Any], hues: dict[str, np.ndarray]
+) -> tuple[np.ndarray, list[int], list[int]]:
     truth: dict[frozenset[str], set[str]] = {}
     for colour, secs in expected["network"]["lines"].items():
         for a, b in secs:
@@ -87,11 +92,8 @@ def _examples(sections: Any, expected: dict[str, Any]) -> tuple[np.ndarray, list
         keep.append(s)
         ys.append(1 if drawn else 0)
         rs.append(1 if decided[s][0] is not None else 0)
-    return doubt_model.features(decided, sections_evidence(sections), nearest, keep, CONFIDENT), ys, rs
-
-
-def sections_evidence(sections: Any) -> dict[Any, Any]:
-    return {s: r.evidence for s, r in sections.items()}
+    evidence = {s: r.evidence for s, r in sections.items()}
+    return doubt_model.features(decided, evidence, nearest, keep, CONFIDENT, departures, hues), ys, rs
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -10,13 +11,14 @@ import numpy as np
 import pytest
 
 from nsvision.calibration import load_calibration
-from nsvision.game.board import Section, parse_station_name
+from nsvision.game.board import LINE_COLOURS, Section, parse_station_name
 from nsvision.vision import doubt_model
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 from nsvision.vision.rebuild import CONFIDENT, rebuild
 
 MAP = load_calibration().map
 HUES = pencil_hues()
+DEPARTURES = {k: MAP.departure(k) for k in LINE_COLOURS}
 
 
 def _section(name: str) -> Section:
@@ -84,7 +86,9 @@ def test_a_section_in_doubt_takes_the_models_reading_and_stays_in_doubt() -> Non
         {twice: "blue"},
         MAP.crossing_partners,
         CONFIDENT,
-        _model(),  # type: ignore[arg-type]
+        _model(),
+        DEPARTURES,
+        HUES,
     )
     colour, confidence, reason, _m = decided[light]
     assert colour == "purple" and confidence == 0.6
@@ -99,18 +103,28 @@ def test_a_section_in_doubt_read_drawn_is_not_drawn_when_the_model_says_so() -> 
     s = _section("8,1-9,1")
     decided[s] = ("purple", 0.6, "light pencil", 1.0)
     evidence[s] = _ev(s, ink=0.3, faint=0.3)
-    doubt_model.settle_doubts(decided, evidence, {}, {}, MAP.crossing_partners, CONFIDENT, _model())
+    doubt_model.settle_doubts(decided, evidence, {}, {}, MAP.crossing_partners, CONFIDENT, _model(), DEPARTURES, HUES)
     assert decided[s][0] is None and decided[s][1] == 0.6
 
 
 def test_the_features_follow_the_line_the_section_would_belong_to() -> None:
+    # The pink line leaves its departure (7,3) for 9,1; a piece of it lies apart (4,4-5,3). A section
+    # in doubt leaving 9,1 touches the line's end, on the part joined to the departure; one from
+    # 5,3 to 6,2 touches only the piece.
     decided, evidence = _decisions()
-    line, leaving = _section("8,1-9,1"), _section("9,1-9,2")
-    decided[line] = ("pink", 1.0, "", 1.0)
+    leaving, beside_piece = _section("9,1-9,2"), _section("5,3-6,2")
+    decided[_section("7,3-9,1")] = ("pink", 1.0, "", 1.0)
+    decided[_section("4,4-5,3")] = ("pink", 1.0, "", 1.0)
     decided[leaving] = (None, 0.6, "faint", 0.8)
-    x = doubt_model.features(decided, evidence, {leaving: "pink"}, [leaving], CONFIDENT)[0]
-    named = dict(zip(doubt_model.FEATURES, x, strict=True))
-    assert (named["line_ends"], named["line_touches"], named["read_drawn"], named["margin"]) == (1, 1, 0, 0.8)
+    decided[beside_piece] = (None, 0.6, "faint", 0.8)
+    evidence[leaving] = dataclasses.replace(_ev(leaving), chroma=tuple(HUES["pink"] / np.linalg.norm(HUES["pink"])))
+    nearest = {leaving: "pink", beside_piece: "pink"}
+    x = doubt_model.features(decided, evidence, nearest, [leaving, beside_piece], CONFIDENT, DEPARTURES, HUES)
+    first, second = (dict(zip(doubt_model.FEATURES, row, strict=True)) for row in x)
+    assert (first["line_ends"], first["line_touches"], first["read_drawn"], first["margin"]) == (1, 1, 0, 0.8)
+    assert (first["main_touches"], first["stray_touches"]) == (1, 0)
+    assert first["hue_cos"] == pytest.approx(1.0)
+    assert (second["main_touches"], second["stray_touches"], second["hue_cos"]) == (0, 1, 0.0)
 
 
 def test_the_rebuild_gives_the_model_the_last_word_on_its_doubts(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,8 +53,15 @@ FEATURES = (
     "hidden",
     "beside",
     "read_drawn",
+    "main_touches",
+    "stray_touches",
+    "hue_cos",
 )
-"""The model's inputs, in order (``features``)."""
+"""The model's inputs, in order (``features``): the section's evidence; how many of its stations are
+an end (``line_ends``) or a station (``line_touches``) of the line of the pencil it would be drawn
+in, on the part of that line joined to its departure (``main_touches``) or on a piece apart from it
+(``stray_touches``: the section would join it), the section itself left out; the sheet's blank faint
+level and drawn strength; the cosine of its colour with that pencil's hue learnt on the sheet."""
 
 DRAWN_ABOVE = 0.5
 """Probability of "drawn" above which a section in doubt is drawn in the best reading, at or below
@@ -149,15 +156,32 @@ def default_model() -> TreeModel | None:
     return load_model()
 
 
+def _reached(start: Point, sections: list[Section]) -> set[Point]:
+    adj: dict[Point, list[Point]] = {}
+    for s in sections:
+        adj.setdefault(s.a, []).append(s.b)
+        adj.setdefault(s.b, []).append(s.a)
+    seen, todo = {start}, [start]
+    while todo:
+        for q in adj.get(todo.pop(), []):
+            if q not in seen:
+                seen.add(q)
+                todo.append(q)
+    return seen
+
+
 def features(
     decided: Mapping[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
     nearest: Mapping[Section, Colour],
     sections: list[Section],
     confident: float,
+    departures: Mapping[Colour, Point],
+    hues: Mapping[Colour, np.ndarray],
 ) -> np.ndarray:
     """One row of ``FEATURES`` per section of ``sections``, from the rebuild's readings ``decided``
-    (the pencil a section would be drawn in: its colour, or the nearest when read blank)."""
+    (the pencil a section would be drawn in: its colour, or the nearest when read blank), the lines'
+    ``departures`` and the pencil ``hues`` learnt on the sheet."""
     degree: Counter[tuple[Colour, Point]] = Counter(
         (d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b)
     )
@@ -179,6 +203,14 @@ def features(
         pencil = c or nearest[s]
         ends = sum(degree[(pencil, p)] == 1 for p in (s.a, s.b))
         touches = sum(degree[(pencil, p)] > 0 for p in (s.a, s.b))
+        others = [t for t, d in decided.items() if d[0] == pencil and t != s]
+        main = _reached(departures[pencil], others)
+        on_line = {p for t in others for p in (t.a, t.b)}
+        in_main = sum(p in main for p in (s.a, s.b))
+        stray = sum(p in on_line and p not in main for p in (s.a, s.b))
+        chroma = np.asarray(e.chroma, np.float64)
+        hue = np.asarray(hues[pencil], np.float64)
+        cos = float(chroma @ hue / max(float(np.linalg.norm(chroma) * np.linalg.norm(hue)), 1e-9))
         rows.append(
             [
                 e.ink,
@@ -196,6 +228,9 @@ def features(
                 e.hidden,
                 len(e.beside) / max(e.samples, 1),
                 1.0 if c is not None else 0.0,
+                in_main,
+                stray,
+                cos,
             ]
         )
     return np.array(rows, np.float64).reshape(len(sections), len(FEATURES))
@@ -216,16 +251,19 @@ def settle_doubts(
     crossing_partners: Mapping[Section, frozenset[Section]],
     confident: float,
     model: TreeModel | None,
+    departures: Mapping[Colour, Point],
+    hues: Mapping[Colour, np.ndarray],
 ) -> None:
     """Give each section in doubt the model's reading, drawn (in its nearest pencil) or not, where
     the model says otherwise than the rules; it stays in doubt, its reason says why. Not drawn where
-    a section crossing it is drawn: the game forbids two lines crossing."""
+    a section crossing it is drawn: the game forbids two lines crossing. (``departures``, ``hues``:
+    see ``features``.)"""
     if model is None:
         return
     sections = in_question(decided, twice, confident)
     if not sections:
         return
-    p = model.probability(features(decided, evidence, nearest, sections, confident))
+    p = model.probability(features(decided, evidence, nearest, sections, confident, departures, hues))
     for s, drawn in zip(sections, p, strict=True):
         c, f, r, m = decided[s]
         if c is not None and drawn < DRAWN_ABOVE:

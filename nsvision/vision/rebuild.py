@@ -788,7 +788,15 @@ def rebuild(
     # Last, the best reading of each section still in doubt, drawn or not, from the model learnt on
     # the bench's stored reads (``doubt_model``): it stays in doubt either way.
     doubt_model.settle_doubts(
-        decided, evidence, nearest, twice, game_map.crossing_partners, CONFIDENT, doubt_model.default_model()
+        decided,
+        evidence,
+        nearest,
+        twice,
+        game_map.crossing_partners,
+        CONFIDENT,
+        doubt_model.default_model(),
+        {k: game_map.departure(k) for k in LINE_COLOURS},
+        hues,
     )
 
     readings = {
