@@ -184,17 +184,22 @@ _FAILED: dict[str, Any] = {"correct": False, "flagged": True, "total": None, "do
 """The outcome of a read that found no map or was refused: the same whatever the rebuild."""
 
 
+def decide_stored(row: dict[str, Any], cal: Calibration) -> SheetReport:
+    """A stored read's measurements (the row must hold them) decided by the working tree."""
+    measured = row["measurements"]
+    # The score zone as the working tree judges the scores kept (how crossed each circle looks).
+    marks = measured.marks
+    measured = replace(measured, marks=judge_marks(marks.circles, marks.objectives, marks.shapes_found))
+    return decide(measured, cal)
+
+
 def _decided(row: dict[str, Any], cal: Calibration) -> dict[str, Any]:
     """A stored read decided by the working tree's rebuild, judged against its truth; a sheet read
     wrong also gets where its ``errors`` lie (``error_kinds``), and one read wrong without a flag its
     ``misread`` sections (``misread_sections``)."""
     if "measurements" not in row:
         return _FAILED
-    measured = row["measurements"]
-    # The score zone as the working tree judges the scores kept (how crossed each circle looks).
-    marks = measured.marks
-    measured = replace(measured, marks=judge_marks(marks.circles, marks.objectives, marks.shapes_found))
-    report = decide(measured, cal)
+    report = decide_stored(row, cal)
     outcome = judge(report, row["expected"])
     if not outcome["correct"]:
         misread = _misread(report, row["expected"])
@@ -208,14 +213,20 @@ Misread = list[tuple[Section, SectionReading, set[str]]]
 """Sections read otherwise than drawn: each section, its reading and the pencils that drew it."""
 
 
-def _misread(report: SheetReport, expected: dict[str, Any]) -> Misread:
-    """Each section of ``report`` read otherwise than drawn in ``expected`` (a sample's truth)."""
-    if report.reading is None:
-        return []
+def drawn_in(expected: dict[str, Any]) -> dict[frozenset[str], set[str]]:
+    """The pencils that drew each section of a sample's truth, by its two station names."""
     truth: dict[frozenset[str], set[str]] = {}
     for colour, sections in expected["network"]["lines"].items():
         for a, b in sections:
             truth.setdefault(frozenset((a, b)), set()).add(colour)
+    return truth
+
+
+def _misread(report: SheetReport, expected: dict[str, Any]) -> Misread:
+    """Each section of ``report`` read otherwise than drawn in ``expected`` (a sample's truth)."""
+    if report.reading is None:
+        return []
+    truth = drawn_in(expected)
     out = []
     for s, r in report.reading.sections.items():
         drawn = truth.get(frozenset(s.to_list()), set())

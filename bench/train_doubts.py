@@ -23,17 +23,15 @@ import argparse
 import json
 import pickle
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import reread  # bench/reread.py, beside this script
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS
-from nsvision.pipeline import decide
 from nsvision.vision import doubt_model
-from nsvision.vision.marks import judge_marks
 from nsvision.vision.rebuild import CONFIDENT
 
 DEPTH, ITERATIONS, RATE = 3, 200, 0.05
@@ -57,9 +55,7 @@ def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             for row in rows:
                 if "measurements" not in row or row.get("variant", ""):
                     continue
-                m = row["measurements"]
-                m = replace(m, marks=judge_marks(m.marks.circles, m.marks.objectives, m.marks.shapes_found))
-                report = decide(m, cal)
+                report = reread.decide_stored(row, cal)
                 if report.reading is None:
                     continue
                 hues = {k: np.asarray(v, np.float64) for k, v in report.reading.hues.items()}
@@ -76,10 +72,7 @@ def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _examples(
     sections: Any, expected: dict[str, Any], departures: dict[str, Any], hues: dict[str, np.ndarray]
 ) -> tuple[np.ndarray, list[int], list[int]]:
-    truth: dict[frozenset[str], set[str]] = {}
-    for colour, secs in expected["network"]["lines"].items():
-        for a, b in secs:
-            truth.setdefault(frozenset((a, b)), set()).add(colour)
+    truth = reread.drawn_in(expected)
     decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
     nearest = {s: r.nearest for s, r in sections.items()}
     twice = {s: r.also for s, r in sections.items() if r.also}

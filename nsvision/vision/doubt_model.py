@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from nsvision.game.board import Colour, Point, Section
+from nsvision.game.rules import reached_stations
 from nsvision.vision.detect import SegmentEvidence
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "calibration" / "doubt_model.json"
@@ -156,20 +157,6 @@ def default_model() -> TreeModel | None:
     return load_model()
 
 
-def _reached(start: Point, sections: list[Section]) -> set[Point]:
-    adj: dict[Point, list[Point]] = {}
-    for s in sections:
-        adj.setdefault(s.a, []).append(s.b)
-        adj.setdefault(s.b, []).append(s.a)
-    seen, todo = {start}, [start]
-    while todo:
-        for q in adj.get(todo.pop(), []):
-            if q not in seen:
-                seen.add(q)
-                todo.append(q)
-    return seen
-
-
 def features(
     decided: Mapping[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
@@ -204,7 +191,7 @@ def features(
         ends = sum(degree[(pencil, p)] == 1 for p in (s.a, s.b))
         touches = sum(degree[(pencil, p)] > 0 for p in (s.a, s.b))
         others = [t for t, d in decided.items() if d[0] == pencil and t != s]
-        main = _reached(departures[pencil], others)
+        main = {departures[pencil], *reached_stations(departures[pencil], others)}
         on_line = {p for t in others for p in (t.a, t.b)}
         in_main = sum(p in main for p in (s.a, s.b))
         stray = sum(p in on_line and p not in main for p in (s.a, s.b))

@@ -64,7 +64,7 @@ import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, Section, station_name
 from nsvision.game.network import GameOptions, Network
-from nsvision.game.rules import check_network
+from nsvision.game.rules import check_network, reached_stations
 from nsvision.vision import doubt_model
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 from nsvision.vision.doubt_model import Decision
@@ -1894,16 +1894,5 @@ def _joins(s: Section, main: set[Point], stray: set[Point]) -> bool:
 
 
 def _reachable(start: Point, sections: list[Section]) -> set[Point]:
-    adj: dict[Point, list[Point]] = {}
-    for s in sections:
-        adj.setdefault(s.a, []).append(s.b)
-        adj.setdefault(s.b, []).append(s.a)
-    seen = {start}
-    todo = [start]
-    while todo:
-        p = todo.pop()
-        for q in adj.get(p, []):
-            if q not in seen:
-                seen.add(q)
-                todo.append(q)
-    return seen
+    """``start`` and the stations ``sections`` reach from it."""
+    return {start, *reached_stations(start, sections)}
