@@ -1042,6 +1042,41 @@ def _with_specks(lines: dict[str, Colour], blank: tuple[float, ...], **special: 
     return rebuild(evidence, MAP, None, None)
 
 
+def _with_medians(lines: dict[str, Colour], blank: float, **special: float) -> Reading:
+    """``lines`` clearly drawn, every other section blank with a median mark of ``blank`` in every
+    pencil's hue, the ``special`` ones (by section name, ``_`` for ``-``) with their own in purple's."""
+    evidence = {s: _ev(s, median_mark=(blank,) * 4) for s in MAP.sections}  # type: ignore[arg-type]
+    for name, colour in lines.items():
+        s = _section(name)
+        evidence[s] = _ev(s, 1.0, HUES[colour], median_mark=(0.3,) * 4)  # type: ignore[arg-type]
+    for name, level in special.items():
+        s = _section(name.replace("_", "-"))
+        evidence[s] = dataclasses.replace(evidence[s], median_mark=(level, blank, blank, blank))
+    return rebuild(evidence, MAP, None, None)
+
+
+def test_a_light_mark_all_along_a_section_leaving_a_line_puts_it_in_doubt() -> None:
+    # Purple ends at 2,7. 2,7-3,7 has no position reaching the faint threshold, but its marks'
+    # median in purple's hue is three times the largest on the sheet's blank sections: a stroke.
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
+    join = _section("2,7-3,7")
+    reading = _with_medians(lines, 0.01, **{"2,7_3,7": 0.03})
+    assert reading.sections[join].colour is None
+    assert reading.sections[join].doubtful
+    assert "light purple marks all along it (3.0 times" in reading.sections[join].reason
+    # No more than 1.5 times what the blank sections show, on a section no purple line reaches, or
+    # leaving the line where it goes on (a branch, far rarer than a line going on): nothing.
+    assert not _with_medians(lines, 0.01, **{"2,7_3,7": 0.014}).doubtful
+    assert not _with_medians(lines, 0.01, **{"6,3_7,3": 0.03}).doubtful
+    assert not _with_medians({**lines, "2,7-3,7": "purple"}, 0.01, **{"2,7_3,6": 0.03}).doubtful
+    # Nor on a print whose blank guides all carry as much (its level is learnt from them).
+    assert not _with_medians(lines, 0.03, **{"2,7_3,7": 0.03}).doubtful
+    # Nor where the sheet is so clean that the median is noise however it compares.
+    assert not _with_medians(lines, 0.001, **{"2,7_3,7": 0.008}).doubtful
+    # Measured nowhere (a reading stored before the median was): nothing.
+    assert not _read(lines).doubtful
+
+
 def test_specks_of_a_lines_pencil_on_a_section_leaving_it_put_that_section_in_doubt() -> None:
     # A scan: purple ends at 2,7. Beside it, 2,7-3,7 shows nothing at the reader's resolution, but
     # specks of purple pigment at the picture's own on a quarter of it: a stroke too light to mark.

@@ -682,6 +682,13 @@ class SegmentEvidence:
     (``vision.specks``): a stroke too light to leave a mark at the reader's resolution leaves them.
     Empty where not measured (a photo, a section too short)."""
 
+    median_mark: tuple[float, ...] = ()
+    """Per pencil in the order of ``LINE_COLOURS``, the median over the measured positions of the
+    mark left once the print is explained away, projected on that pencil's hue (chroma OD). A light
+    stroke drawn all along a section raises it even where no single position reaches the faint
+    threshold; a blank section, its marks here and there, keeps it near the sheet's noise. Compared
+    with the sheet's blank sections by the rebuild. Empty when nothing is measured."""
+
     def to_dict(self) -> dict[str, object]:
         return {
             "section": self.section.name,
@@ -698,6 +705,7 @@ class SegmentEvidence:
             "beside": len(self.beside),
             "clear_chroma": [round(v, 3) for v in self.clear_chroma],
             **({"specks": [round(v, 3) for v in self.specks]} if self.specks else {}),
+            "median_mark": [round(v, 4) for v in self.median_mark],
         }
 
 
@@ -1324,11 +1332,14 @@ def _evidence_one(
     pencil_like = _pencil_like(delta, mag, dirs, min_cos)
     inked = (mag >= stroke_min) & pencil_like
     faint = (mag >= FAINT_FRACTION * stroke_min) & pencil_like
+    median_mark = tuple(float(v) for v in np.median(np.clip(delta @ dirs.T, 0.0, None), axis=0))
     if not inked.any():
         if not faint.any():
-            return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
+            return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0), median_mark=median_mark)
         # No mark reaches the threshold: the colour is that of the faint marks, if any.
-        return SegmentEvidence(s, n, 0.0, 0.0, 0.0, _median_colour(colours[faint]), faint=float(faint.mean()))
+        return SegmentEvidence(
+            s, n, 0.0, 0.0, 0.0, _median_colour(colours[faint]), faint=float(faint.mean()), median_mark=median_mark
+        )
     where = np.flatnonzero(inked)
     return SegmentEvidence(
         s,
@@ -1339,6 +1350,7 @@ def _evidence_one(
         _median_colour(colours[inked]),
         span=float(where[-1] - where[0] + 1) / n,
         faint=float(faint.mean()),
+        median_mark=median_mark,
     )
 
 
