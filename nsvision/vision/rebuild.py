@@ -1575,9 +1575,9 @@ def _light_all_along(
 
     Measured on four sets stored with the median (forty-ninth session; 660 sheets, plans 42000 and
     72000, fresh prints 80000 and 85000): 20 sheets more flagged, sheets wrong without a flag 10 → 6,
-    3 totals more exact (the model reads two of the doubts as drawn). At 1.2 times, 46 more flagged for
-    one more caught; at 1.7, 10 more for one fewer. From any station of the line rather than its
-    ends, 14 more flagged for one more caught. On 72000's plan, 16 sections drawn that the rules read
+    3 totals more exact (the model reads two of the doubts as drawn). At 1.7 times, 10 fewer flagged
+    and one fewer caught; from any station of the line rather than its ends, 19 more flagged for one
+    more caught (72 more for two at 1.2 times). On 72000's plan, 16 sections drawn that the rules read
     as blank with confidence next to their line: 3 of them stand out so (two of them the sheets wrong
     without a flag, `cream` 172008 and 172019, whose light green 0,0-1,0 leaves faint marks on half of
     it and a median 1.7 and 1.9 times the blank sections'); most measure no more than the blank guides.
