@@ -39,6 +39,24 @@ def test_a_stroke_on_the_thames_band_counts_though_its_colour_is_skewed() -> Non
     assert on_paper.ink == 0.0
 
 
+def test_a_light_stroke_all_along_raises_the_median_mark_where_no_position_is_faint() -> None:
+    # A purple stroke at a third of the faint threshold on every position: nothing marked or faint,
+    # but its median in purple's hue is the stroke's. The same density on a few positions (the
+    # print's marks here and there) leaves the median at nought.
+    purple = pencil_hues()["purple"]
+    light = np.tile((0.015 * purple).astype(np.float32), (30, 1))
+    along = _evidence_one(SECTION, light, DIRS, 0.085)
+    assert along.ink == 0.0 and along.faint == 0.0
+    i = LINE_COLOURS.index("purple")
+    assert along.median_mark[i] == max(along.median_mark)
+    assert abs(along.median_mark[i] - 0.015) < 1e-3
+    spots = np.zeros_like(light)
+    spots[::6] = light[::6]
+    assert _evidence_one(SECTION, spots, DIRS, 0.085).median_mark[i] == 0.0
+    # Nothing measured, nothing to compare.
+    assert _evidence_one(SECTION, np.zeros((0, 3), np.float32), DIRS, 0.085).median_mark == ()
+
+
 def _sheet(band_rgb: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, slice]:
     """Cream paper with a horizontal band 0.4 pitch wide inside a zone 0.6 pitch wide."""
     h, w = 4 * PX_PER_PITCH, 6 * PX_PER_PITCH
