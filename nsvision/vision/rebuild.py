@@ -784,7 +784,7 @@ def rebuild(
     _hidden_sections(decided, evidence)
     _specks_beside_lines(decided, evidence, game_map)
     _specks_confirm_light_strokes(decided, evidence, game_map)
-    _light_all_along(decided, evidence, game_map)
+    _light_all_along(decided, evidence, nearest, game_map)
     _join_ends(decided, evidence, game_map)
     # Last, the best reading of each section still in doubt, drawn or not, from the model learnt on
     # the bench's stored reads (``doubt_model``): it stays in doubt either way.
@@ -1564,14 +1564,18 @@ ALONG_BLANKS = 10
 
 
 def _light_all_along(
-    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    nearest: dict[Section, Colour],
+    game_map: GameMap,
 ) -> None:
     """A section read as not drawn with confidence, off the Thames band and crossed by no drawn
     section, leaving a line's end (or its departure station), whose median mark of that line's hue
     (``SegmentEvidence.median_mark``) is ``ALONG_OVER_BLANK`` times the largest on the sheet's blank
     sections away from that line, and at least ``ALONG_MIN``, is in doubt: a stroke so light that
     few of its positions reach the faint threshold still raises the median all along the section,
-    where the print's own marks lie here and there. The doubt model gives its best reading.
+    where the print's own marks lie here and there. The pencil it would be drawn in (``nearest``) is
+    that line's; the doubt model gives its best reading.
 
     Measured on four sets stored with the median (forty-ninth session; 660 sheets, plans 42000 and
     72000, fresh prints 80000 and 85000): 20 sheets more flagged, sheets wrong without a flag 10 → 6,
@@ -1608,6 +1612,8 @@ def _light_all_along(
                 continue
             reason = f"light {colour} marks all along it ({level / max(blank):.1f} times the sheet's blank sections')"
             decided[s] = (c, min(f, 0.65), reason, m)
+            # The pencil it would be drawn in is that line's, whatever hue its few marks are nearest.
+            nearest[s] = colour
 
 
 def _line_stations(decided: Mapping[Section, Decision]) -> tuple[dict[Colour, set[Point]], dict[Colour, set[Point]]]:
