@@ -1560,11 +1560,11 @@ to be in doubt (see ``_light_all_along``)."""
 ALONG_MIN = 0.01
 """Least median mark (chroma OD) that puts a section in doubt so, however clean the sheet."""
 ALONG_BLANKS = 10
+"""Fewest blank sections away from a pencil's line that its level is learnt from."""
 ALONG_FAINT = 0.3
 """Least share of the section with faint marks (``SegmentEvidence.faint``) for that doubt: over the
 sets stored with the median, of the sections it named without this, those with faint marks on under
 0.3 of them were drawn once in 54; with it, 27 sheets fewer were flagged and none more read wrong."""
-"""Fewest blank sections away from a pencil's line that its level is learnt from."""
 
 
 def _light_all_along(
@@ -1577,19 +1577,19 @@ def _light_all_along(
     section, leaving a line's end (or its departure station), with faint marks on ``ALONG_FAINT`` of
     it or more, whose median mark of that line's hue (``SegmentEvidence.median_mark``) is
     ``ALONG_OVER_BLANK`` times the largest on the sheet's blank sections away from that line, and at
-    least ``ALONG_MIN``, is in doubt: a stroke so light that
-    few of its positions reach the faint threshold still raises the median all along the section,
-    where the print's own marks lie here and there. The pencil it would be drawn in (``nearest``) is
-    that line's; the doubt model gives its best reading.
+    least ``ALONG_MIN``, is in doubt: a stroke so light that few of its positions reach the faint
+    threshold still raises the median all along the section, where the print's own marks lie here
+    and there. The pencil it would be drawn in (``nearest``) is that line's; the doubt model gives
+    its best reading.
 
-    Measured on four sets stored with the median (forty-ninth session; 660 sheets, plans 42000 and
-    72000, fresh prints 80000 and 85000): 20 sheets more flagged, sheets wrong without a flag 10 → 6,
-    3 totals more exact (the model reads two of the doubts as drawn). At 1.7 times, 10 fewer flagged
-    and one fewer caught; from any station of the line rather than its ends, 19 more flagged for one
-    more caught (72 more for two at 1.2 times). On 72000's plan, 16 sections drawn that the rules read
-    as blank with confidence next to their line: 3 of them stand out so (two of them the sheets wrong
-    without a flag, `cream` 172008 and 172019, whose light green 0,0-1,0 leaves faint marks on half of
-    it and a median 1.7 and 1.9 times the blank sections'); most measure no more than the blank guides.
+    Chosen on four sets stored with the median (forty-ninth session; plans 42000 and 72000, fresh
+    prints 80000 and 85000): from a line's end rather than any station of the line, 19 sheets fewer
+    flagged for one fewer caught wrong without a flag; at 1.7 times, 10 fewer flagged and one fewer
+    caught. On 72000's plan, of 16 sections drawn that the rules read as blank with confidence at a
+    line's end, 3 stand out so (two of them the sheets wrong without a flag, `cream` 172008 and
+    172019, whose light green 0,0-1,0 leaves faint marks on half of it and a median 1.9 and 1.7
+    times the blank sections'); most measure no more than the blank guides. Over every set stored
+    with the median: docs/accuracy-history.md, forty-ninth session.
     """
     if not any(ev.median_mark for ev in evidence.values()):
         return
