@@ -1065,6 +1065,11 @@ def test_a_light_mark_all_along_a_section_leaving_a_line_puts_it_in_doubt() -> N
     assert reading.sections[join].colour is None
     assert reading.sections[join].doubtful
     assert "light purple marks all along it (3.0 times" in reading.sections[join].reason
+    # Its few faint marks nearest pink, the pencil it would be drawn in is still the line's.
+    evidence = {s: r.evidence for s, r in reading.sections.items()}
+    pinkish = tuple(float(v) for v in HUES["pink"] / np.linalg.norm(HUES["pink"]))
+    evidence[join] = dataclasses.replace(evidence[join], chroma=pinkish)
+    assert rebuild(evidence, MAP).sections[join].nearest == "purple"
     # No more than 1.5 times what the blank sections show, on a section no purple line reaches, or
     # leaving the line where it goes on (a branch, far rarer than a line going on): nothing.
     assert not _with_medians(lines, 0.01, **{"2,7_3,7": 0.014}).doubtful
