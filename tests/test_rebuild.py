@@ -1080,6 +1080,9 @@ def test_a_light_mark_all_along_a_section_leaving_a_line_puts_it_in_doubt() -> N
     # Nor with faint marks on under 30 % of it: a median so raised with so few faint marks was a
     # blank section nearly every time on the bench.
     assert not _with_medians(lines, 0.01, faint=0.2, **{"2,7_3,7": 0.03}).doubtful
+    # On a sheet whose blank sections all measure nothing (a clean scan), it says so.
+    clean = _with_medians(lines, 0.0, **{"2,7_3,7": 0.03}).sections[join]
+    assert clean.doubtful and "light purple marks all along it (none on its blank sections)" in clean.reason
     # Nor where the sheet is so clean that the median is noise however it compares.
     assert not _with_medians(lines, 0.001, **{"2,7_3,7": 0.008}).doubtful
     # Measured nowhere (a reading stored before the median was): nothing.

@@ -1615,8 +1615,11 @@ def _light_all_along(
             c, f, _r, m = decided[s]
             if f < CONFIDENT or not {s.a, s.b} & ends or level < least or evidence[s].faint < ALONG_FAINT:
                 continue
-            reason = f"light {colour} marks all along it ({level / max(blank):.1f} times the sheet's blank sections')"
-            decided[s] = (c, min(f, 0.65), reason, m)
+            top = max(blank)
+            against = (
+                f"{level / top:.1f} times the sheet's blank sections'" if top > 0 else "none on its blank sections"
+            )
+            decided[s] = (c, min(f, 0.65), f"light {colour} marks all along it ({against})", m)
             # The pencil it would be drawn in is that line's, whatever hue its few marks are nearest.
             nearest[s] = colour
 
