@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -1463,7 +1463,7 @@ def _specks_beside_lines(
     # (No colour is decided below until every pencil has been looked at, so the sections read as
     # not drawn, and the blank level, hold for all four.)
     plain = _plain_blank(decided, evidence, game_map)
-    blank_level = _blank_specks(plain, on_line, evidence, game_map)
+    blank_level = _blank_level(plain, on_line, evidence, game_map)
     found: dict[tuple[Colour, Point], list[Section]] = {}
     for k, colour in enumerate(LINE_COLOURS):
         if colour not in blank_level:
@@ -1486,33 +1486,51 @@ def _specks_beside_lines(
             decided[ss[0]] = (colour, min(f, 0.6), str(r), m)  # (a guess, as above)
 
 
+PerPencil = Callable[[SegmentEvidence], tuple[float, ...]]
+"""A measure a section holds per pencil, in the order of ``LINE_COLOURS`` (empty where not measured)."""
+
+
+def _specks(ev: SegmentEvidence) -> tuple[float, ...]:
+    return ev.specks
+
+
+def _median_mark(ev: SegmentEvidence) -> tuple[float, ...]:
+    return ev.median_mark
+
+
 def _plain_blank(
-    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+    decided: Mapping[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    game_map: GameMap,
+    measure: PerPencil = _specks,
 ) -> list[Section]:
-    """Sections read as not drawn, with specks measured, and no drawn section across them."""
+    """Sections read as not drawn, with ``measure`` measured, and no drawn section across them."""
     return [
         s
         for s in game_map.sections
         if decided[s][0] is None
-        and evidence[s].specks
+        and measure(evidence[s])
         and not any(decided[t][0] is not None for t in game_map.crossing_partners[s])
     ]
 
 
-def _blank_specks(
+def _blank_level(
     plain: Sequence[Section],
     on_line: Mapping[Colour, set[Point]],
     evidence: Mapping[Section, SegmentEvidence],
     game_map: GameMap,
+    measure: PerPencil = _specks,
+    fewest: int = 1,
 ) -> dict[Colour, float]:
-    """Per pencil, the most specks of it on the sheet's blank sections (``plain``: ``_plain_blank``)
-    away from its line (none of their stations ``on_line`` of it or its departure station): what the
-    print itself leaves (a tinted guide). A pencil with no such section is left out."""
+    """Per pencil, the most of ``measure`` (default its specks) on the sheet's blank sections
+    (``plain``: ``_plain_blank``) away from its line (none of their stations ``on_line`` of it or its
+    departure station): what the print itself leaves (a tinted guide). A pencil with fewer than
+    ``fewest`` such sections is left out."""
     out: dict[Colour, float] = {}
     for k, colour in enumerate(LINE_COLOURS):
         reaches = on_line[colour] | {game_map.departure(colour)}
-        blank = [evidence[s].specks[k] for s in plain if not {s.a, s.b} & reaches]
-        if blank:
+        blank = [measure(evidence[s])[k] for s in plain if not {s.a, s.b} & reaches]
+        if len(blank) >= fewest:
             out[colour] = max(blank)
     return out
 
@@ -1539,7 +1557,7 @@ def _specks_confirm_light_strokes(
     if not any(ev.specks for ev in evidence.values()):
         return
     on_line, _ends = _line_stations(decided)
-    blank_level = _blank_specks(_plain_blank(decided, evidence, game_map), on_line, evidence, game_map)
+    blank_level = _blank_level(_plain_blank(decided, evidence, game_map), on_line, evidence, game_map)
     for s, (c, f, r, m) in list(decided.items()):
         ev = evidence[s]
         if c is None or f >= CONFIDENT or not isinstance(r, LightDoubt) or not ev.specks or m < COLOUR_MARGIN:
@@ -1596,26 +1614,22 @@ def _light_all_along(
     on_line, line_ends = _line_stations(decided)
     plain = [
         s
-        for s in game_map.sections
-        if decided[s][0] is None
-        and decided[s][1] >= CONFIDENT
-        and evidence[s].median_mark
-        and not _over_band(evidence[s])
-        and not any(decided[t][0] is not None for t in game_map.crossing_partners[s])
+        for s in _plain_blank(decided, evidence, game_map, _median_mark)
+        if decided[s][1] >= CONFIDENT and not _over_band(evidence[s])
     ]
+    blank_level = _blank_level(plain, on_line, evidence, game_map, _median_mark, ALONG_BLANKS)
     for k, colour in enumerate(LINE_COLOURS):
-        departure = game_map.departure(colour)
-        blank = [evidence[s].median_mark[k] for s in plain if not {s.a, s.b} & (on_line[colour] | {departure})]
-        if len(blank) < ALONG_BLANKS:
+        if colour not in blank_level:
             continue
-        least = max(ALONG_MIN, ALONG_OVER_BLANK * max(blank))
-        ends = line_ends[colour] | {departure}
+        top = blank_level[colour]
+        least = max(ALONG_MIN, ALONG_OVER_BLANK * top)
+        ends = line_ends[colour] | {game_map.departure(colour)}
         for s in plain:
             level = evidence[s].median_mark[k]
             c, f, _r, m = decided[s]
+            # (``f``: a section put in doubt here for an earlier pencil is not named twice.)
             if f < CONFIDENT or not {s.a, s.b} & ends or level < least or evidence[s].faint < ALONG_FAINT:
                 continue
-            top = max(blank)
             against = (
                 f"{level / top:.1f} times the sheet's blank sections'" if top > 0 else "none on its blank sections"
             )
