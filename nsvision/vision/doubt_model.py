@@ -77,6 +77,11 @@ Decision = tuple[Colour | None, float, str, float]
 """A section's reading while the rebuild works: colour (or none), confidence, reason, colour margin."""
 
 
+def line_degrees(decided: Mapping[Section, Decision]) -> Counter[tuple[Colour, Point]]:
+    """How many sections of each colour meet at each station (1: that line ends there)."""
+    return Counter((d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b))
+
+
 @dataclass(frozen=True)
 class TreeModel:
     """Gradient-boosted trees: per tree, per node, the feature it splits on, the threshold (go left
@@ -169,9 +174,7 @@ def features(
     """One row of ``FEATURES`` per section of ``sections``, from the rebuild's readings ``decided``
     (the pencil a section would be drawn in: its colour, or the nearest when read blank), the lines'
     ``departures`` and the pencil ``hues`` learnt on the sheet."""
-    degree: Counter[tuple[Colour, Point]] = Counter(
-        (d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b)
-    )
+    degree = line_degrees(decided)
     blank = [
         evidence[t].faint
         for t, d in decided.items()

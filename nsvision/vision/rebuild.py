@@ -68,6 +68,7 @@ from nsvision.game.rules import check_network, reached_stations
 from nsvision.vision import doubt_model
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
 from nsvision.vision.doubt_model import Decision
+from nsvision.vision.doubt_model import line_degrees as _line_degrees
 
 
 class ColourDoubt(str):
@@ -1644,11 +1645,6 @@ def _line_stations(decided: Mapping[Section, Decision]) -> tuple[dict[Colour, se
     on_line = {k: {p for (c, p) in degree if c == k} for k in LINE_COLOURS}
     line_ends = {k: {p for (c, p), n in degree.items() if c == k and n == 1} for k in LINE_COLOURS}
     return on_line, line_ends
-
-
-def _line_degrees(decided: Mapping[Section, Decision]) -> Counter[tuple[Colour, Point]]:
-    """How many sections of each colour meet at each station (1: that line ends there)."""
-    return Counter((d[0], p) for t, d in decided.items() if d[0] is not None for p in (t.a, t.b))
 
 
 def _shared_joins(decided: dict[Section, Decision], game_map: GameMap) -> None:
