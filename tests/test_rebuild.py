@@ -1178,3 +1178,19 @@ def test_a_weak_section_crossing_a_clearly_drawn_one_is_not_drawn_in_the_best_re
     assert reading.sections[weak].doubtful
     assert reading.sections[weak].reason == "crosses 4,6-7,3, which is drawn more clearly"
     assert reading.sections[_section("4,6-7,3")].colour == "pink"
+
+
+def test_sparse_marks_over_the_thames_of_a_colour_no_pencil_takes_are_not_a_stroke_next_to_any_line() -> None:
+    # Where a station's ring meets the band (7,5 here), its banks and the guides converging on the
+    # station leave a few dense marks on the river section's first positions. Of a pencil's colour,
+    # they may be any line's light stroke there, the hue saying little on the band: in doubt next to
+    # the blue line ending at 7,5. Yellowish, no pencil on paper or on the band: only a line of the
+    # nearest pencil (pink, away from the section) would be looked at.
+    river = _section("7,5-8,4")
+    lines: dict[str, Colour] = {**OTHERS, "7,3-7,5": "blue", "6,2-6,3": "pink"}
+    pinkish = _ev(river, 0.23, np.array([0.0, 0.7, 0.7]), faint=0.23, over_river=1.0)
+    reading = _read(lines, band=DARK_BLUE_BAND, river=pinkish)
+    assert reading.sections[river].doubtful
+    assert "next to the blue line" in reading.sections[river].reason
+    yellowish = _ev(river, 0.23, np.array([0.0, 0.4, 0.9]), faint=0.23, over_river=1.0)
+    assert river not in {r.section for r in _read(lines, band=DARK_BLUE_BAND, river=yellowish).doubtful}

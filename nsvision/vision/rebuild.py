@@ -740,7 +740,9 @@ def rebuild(
         else:
             continue
         cand: Sequence[Colour] = (nearest[s],)
-        if river and ev.ink >= FAINT_EXTENSION_INK_RIVER:
+        # Over the band with some ink, next to any line: the hue says little there, unless no pencil
+        # can take it (then only the line of the nearest pencil, as for fainter marks).
+        if river and ev.ink >= FAINT_EXTENSION_INK_RIVER and _pencil_on_band(_vec(ev), hues, band):
             cand = LINE_COLOURS
         elif river and band is not None:
             cand = sorted({nearest[s]} | _band_explains(_vec(ev), hues, band))
@@ -1788,6 +1790,15 @@ def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Seque
         for k in LINE_COLOURS
         if _looks_like(v, [hues[k], *((hues[k] + grey) * (f / f.max()) for f in kept for grey in BAND_NEUTRAL)])
     }
+
+
+def _pencil_on_band(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Sequence[float] | None) -> bool:
+    """Whether marks of colour ``v`` on the Thames band can be some pencil: one of the pencils as it
+    looks on paper or on this band (``_band_explains``); True when no band was found. Where a
+    station's ring meets the band, or the band bends, its printed banks and the guides converging on
+    the station leave a few marks of a colour no pencil takes (yellowish or reddish on some
+    `unseen` prints): those are not a light stroke next to whatever line serves the station."""
+    return band is None or _looks_like(v, list(hues.values())) or bool(_band_explains(v, hues, band))
 
 
 def _faint_everywhere(decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> bool:
