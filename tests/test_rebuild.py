@@ -1194,3 +1194,13 @@ def test_sparse_marks_over_the_thames_of_a_colour_no_pencil_takes_are_not_a_stro
     assert "next to the blue line" in reading.sections[river].reason
     yellowish = _ev(river, 0.23, np.array([0.0, 0.4, 0.9]), faint=0.23, over_river=1.0)
     assert river not in {r.section for r in _read(lines, band=DARK_BLUE_BAND, river=yellowish).doubtful}
+
+
+def test_faint_marks_on_a_handful_of_positions_put_no_section_in_doubt() -> None:
+    # Between two large symbols a short section keeps five positions, a pixel apart: faint marks on
+    # all of them are one spot, not a stroke going on from the purple line's end. On ten, a stroke.
+    nxt = _section("2,7-3,7")
+    marks = _ev(nxt, 0.0, HUES["purple"], faint=1.0)
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple"}
+    assert not _read(lines, nxt=dataclasses.replace(marks, samples=5)).doubtful
+    assert _read(lines, nxt=dataclasses.replace(marks, samples=10)).sections[nxt].doubtful

@@ -108,6 +108,11 @@ FAINT_LONG_END_SHARE = 0.25
 LONG_SAMPLES = 60
 """Measured positions from which a section is long (two lattice units and more)."""
 FAINT_EXTENSION_SHARE_RIVER = 0.3
+FAINT_MIN_SAMPLES = 6
+"""Measured positions (a pixel apart) under which faint marks alone, no ink, put no section in doubt
+next to a line: on 6,3-7,3, 9,6-9,7 and 0,2-0,3 five are left between the symbols, and faint marks
+on four or five of them are as often a speck (64 of the 70 such doubts on the stored bench reads
+were on undrawn sections, the six drawn ones on sheets flagged for other sections)."""
 """The same over the Thames band, where pencil of the band's own hue leaves little more than faint marks."""
 FAINT_UNLIKE_BAND_SHARE = 0.25
 """The same for faint marks there in a colour the band itself lacks (a short crossing: 4 of its 14
@@ -697,6 +702,10 @@ def rebuild(
         ev = evidence[s]
         river = _over_band(ev)
         if c is not None or f < CONFIDENT:
+            continue
+        if ev.ink == 0 and ev.samples < FAINT_MIN_SAMPLES:
+            # Measured positions lie a pixel apart: a handful of them is one spot between two large
+            # symbols, and faint marks there a speck, not a stroke along the section.
             continue
         if river:
             # On the band a pencil of a hue near the band's own barely shows: faint marks along a
