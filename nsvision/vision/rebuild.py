@@ -94,6 +94,11 @@ EMPTY = 0.3
 """Share up to which a section is surely empty (99 % of undrawn sections stay below once crossings are discounted)."""
 WEAK_SURE_INK = 0.7
 """Marked share a section seen mostly over the Thames needs before it is read without doubt."""
+FAINT_MIN_SAMPLES = 6
+"""Measured positions (a pixel apart) under which faint marks alone, no ink, put no section in doubt
+next to a line: on 6,3-7,3, 9,6-9,7 and 0,2-0,3 five are left between the symbols, and faint marks
+on four or five of them are as often a speck (64 of the 70 such doubts on the stored bench reads
+were on undrawn sections, the six drawn ones on sheets flagged for other sections)."""
 FAINT_EXTENSION_INK = 0.2
 """Marked share from which faint pencil continuing a line of the same hue is put in doubt."""
 FAINT_EXTENSION_SHARE = 0.6
@@ -108,11 +113,6 @@ FAINT_LONG_END_SHARE = 0.25
 LONG_SAMPLES = 60
 """Measured positions from which a section is long (two lattice units and more)."""
 FAINT_EXTENSION_SHARE_RIVER = 0.3
-FAINT_MIN_SAMPLES = 6
-"""Measured positions (a pixel apart) under which faint marks alone, no ink, put no section in doubt
-next to a line: on 6,3-7,3, 9,6-9,7 and 0,2-0,3 five are left between the symbols, and faint marks
-on four or five of them are as often a speck (64 of the 70 such doubts on the stored bench reads
-were on undrawn sections, the six drawn ones on sheets flagged for other sections)."""
 """The same over the Thames band, where pencil of the band's own hue leaves little more than faint marks."""
 FAINT_UNLIKE_BAND_SHARE = 0.25
 """The same for faint marks there in a colour the band itself lacks (a short crossing: 4 of its 14
