@@ -1803,11 +1803,11 @@ def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Seque
 
 def _pencil_on_band(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Sequence[float] | None) -> bool:
     """Whether marks of colour ``v`` on the Thames band can be some pencil: one of the pencils as it
-    looks on paper or on this band (``_band_explains``); True when no band was found. Where a
-    station's ring meets the band, or the band bends, its printed banks and the guides converging on
-    the station leave a few marks of a colour no pencil takes (yellowish or reddish on some
-    `unseen` prints): those are not a light stroke next to whatever line serves the station."""
-    return band is None or _looks_like(v, list(hues.values())) or bool(_band_explains(v, hues, band))
+    looks on paper or on this band (``_band_explains`` tries both); True when no band was found.
+    Where a station's ring meets the band, or the band bends, its printed banks and the guides
+    converging on the station leave a few marks of a colour no pencil takes (yellowish or reddish on
+    some `unseen` prints): those are not a light stroke next to whatever line serves the station."""
+    return band is None or bool(_band_explains(v, hues, band))
 
 
 def _faint_everywhere(decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> bool:
