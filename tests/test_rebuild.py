@@ -870,6 +870,23 @@ def test_pencil_beside_a_stroke_here_and_there_or_of_a_line_elsewhere_is_no_doub
     assert not cast.doubtful and cast.sections[section].also is None
 
 
+def test_on_a_section_of_few_positions_a_second_pencil_is_looked_for_beside_half_of_it() -> None:
+    # 6,2-6,3 between two rings, measured at 10 positions, ends the green line; the pink line ends at
+    # 6,2. Pink beside the green stroke on 60 % of it is a second pencil drawn along it (`print`
+    # 94002 of seed 74000's plan, read green alone without a flag); on 30 %, the pink stroke leaving
+    # 6,2 may reach that far into so short a section.
+    short = _section("6,2-6,3")
+    lines: dict[str, Colour] = {**OTHERS, "6,2-7,3": "pink", "3,2-6,2": "green"}
+    few = dataclasses.replace(_ev(short, 1.0, HUES["green"]), samples=10)
+    twice = _read(lines, short=_with_beside(few, "pink", 0.6))
+    assert twice.sections[short].colour == "green" and twice.sections[short].also == "pink"
+    assert [r.section for r in twice.doubtful] == [short]
+    assert not _read(lines, short=_with_beside(few, "pink", 0.3)).doubtful
+    # On fewer positions still, no share is trusted.
+    fewer = dataclasses.replace(few, samples=6)
+    assert not _read(lines, short=_with_beside(fewer, "pink", 0.7)).doubtful
+
+
 def test_a_join_drawn_in_a_colour_unlike_its_lines_pencil_stays_in_doubt() -> None:
     # The section holds the purple line together, but its colour lies between purple and blue: the
     # structure says the purple line goes there, not that purple alone drew it (blue drawn over it

@@ -1276,7 +1276,15 @@ are two signs of the second pencil. Anywhere from 0.1 to 0.15, and 0.97 to 0.99 
 ``SECOND_PENCIL_MIXED_COS``, reads every stored set the same."""
 SECOND_PENCIL_SAMPLES = 15
 """Fewest measured positions on which that share is judged: on a short section between two rings
-a neighbouring line's stroke leaving a station is within the search."""
+a neighbouring line's stroke leaving a station is within the search..."""
+SECOND_PENCIL_SHARE_FEW = 0.5
+"""... unless the other pencil lies beside the stroke on this share of it or more, from
+``SECOND_PENCIL_SAMPLES_FEW`` positions: a neighbouring stroke leaving a station reaches a few
+positions at the section's ends, not half of it. Over the 29 stored sets (fifty-second session),
+of the sections read in one pencil on fewer than 15 positions where another line ends, two had that
+line's pencil beside them on a fifth or more: `print` 94002 of seed 74000's plan (0.6 on 10
+positions, drawn twice, wrong without a flag before) and one drawn once (0.29 on 7)."""
+SECOND_PENCIL_SAMPLES_FEW = 8
 SECOND_PENCIL_DENSITY = 0.15
 """Chroma density from which a mark beside a stroke counts as another pencil's stroke: a pencil's
 grain and the colour fringe at its edge stay lighter (on flatbed scans, a pink stroke's edge
@@ -1316,10 +1324,12 @@ def _second_pencil(
     matrix = np.stack([hues[k] for k in LINE_COLOURS])
     twice: dict[Section, Colour] = {}
     for s, (c, f, r, m) in list(decided.items()):
-        if c is None or evidence[s].samples < SECOND_PENCIL_SAMPLES:
+        if c is None or evidence[s].samples < SECOND_PENCIL_SAMPLES_FEW:
             continue
         pulled = _unlike_its_pencil(evidence[s], hues[c], SECOND_PENCIL_MIXED_COS)
         needed = SECOND_PENCIL_SHARE_MIXED if pulled else SECOND_PENCIL_SHARE
+        if evidence[s].samples < SECOND_PENCIL_SAMPLES:
+            needed = SECOND_PENCIL_SHARE_FEW
         for other in LINE_COLOURS:
             if other == c or not (degree[(other, s.a)] or degree[(other, s.b)]):
                 continue
