@@ -174,6 +174,9 @@ def test_a_light_stroke_broken_up_by_noise_leaving_a_line_station_is_drawn_in_th
         _ev(light, 0.12, HUES["purple"], faint=0.5, short=True),
     ):
         assert _read(lines, light=weaker).sections[light].colour is None
+    # Faint marks on a little over a third of it are enough (`print` 9022: ink on 18 %, faint on 39 %).
+    third = _read(lines, light=_ev(light, 0.18, HUES["purple"], faint=0.39))
+    assert [r.section for r in third.doubtful] == [light]
     # Between two stations of its line it would close a loop: not drawn.
     assert _read({**lines, "3,6-4,5": "purple"}, light=ev).sections[light].colour is None
     # The same marks with no line of that hue near are nothing to look at.
