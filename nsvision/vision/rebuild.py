@@ -1284,10 +1284,11 @@ a neighbouring line's stroke leaving a station is within the search..."""
 SECOND_PENCIL_SHARE_FEW = 0.5
 """... unless the other pencil lies beside the stroke on this share of it or more, from
 ``SECOND_PENCIL_SAMPLES_FEW`` positions: a neighbouring stroke leaving a station reaches a few
-positions at the section's ends, not half of it. Over the 29 stored sets (fifty-second session),
-of the sections read in one pencil on fewer than 15 positions where another line ends, two had that
-line's pencil beside them on a fifth or more: `print` 94002 of seed 74000's plan (0.6 on 10
-positions, drawn twice, wrong without a flag before) and one drawn once (0.29 on 7)."""
+positions at the section's ends, not half of it. Of the sections read in one pencil on fewer than
+15 positions where another line ends (fifty-second session: the plans' photos, every read of the
+fresh prints, `slate` and `mono`), two had that line's pencil beside them on a fifth or more:
+`print` 94002 of seed 74000's plan (0.6 on 10 positions, drawn twice, wrong without a flag before)
+and one drawn once (0.29 on 7). Decided both ways, every stored sheet but 94002 reads the same."""
 SECOND_PENCIL_SAMPLES_FEW = 8
 SECOND_PENCIL_DENSITY = 0.15
 """Chroma density from which a mark beside a stroke counts as another pencil's stroke: a pencil's
