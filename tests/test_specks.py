@@ -97,13 +97,18 @@ def test_a_stroke_that_leaves_only_specks_on_a_scan_is_named_in_doubt(scan: Samp
     # resolution it is paper: read as not drawn, sure of it, it was a wrong score without a flag.
     assert _drawn(scan)[parse_section_name("0,0-1,1")] == "purple"
     report = analyze_sheet(scan.pages[0].image, CAL)
-    # Now named, and, its specks plain on a third of it, read as the purple line going on in the
-    # best reading: the total is right, and a person still confirms it.
+    # Its specks are plain on a third of it, of purple alone. Now named, and read as the purple line
+    # going on in the best reading: the total is right, and a person still confirms it. (Since the
+    # fifty-second session its faint marks, on 40 % of it with ink on 19 %, name it first; the rule
+    # the specks feed is checked on its own in test_rebuild.py.)
+    section = report.reading.sections[parse_section_name("0,0-1,1")]
+    shares = dict(zip(LINE_COLOURS, section.evidence.specks, strict=True))
+    assert shares.pop("purple") >= 0.3
+    assert max(shares.values()) == 0.0
     assert "0,0-1,1" in report.doubtful_sections
     assert report.needs_review
-    reason = report.reading.sections[parse_section_name("0,0-1,1")].reason
-    assert "specks of purple pencil" in reason
-    assert report.reading.sections[parse_section_name("0,0-1,1")].colour == "purple"
+    assert "purple" in section.reason
+    assert section.colour == "purple"
     assert report.total == scan.expected["total"]
 
 
