@@ -1288,7 +1288,9 @@ positions at the section's ends, not half of it. Of the sections read in one pen
 15 positions where another line ends (fifty-second session: the plans' photos, every read of the
 fresh prints, `slate` and `mono`), two had that line's pencil beside them on a fifth or more:
 `print` 94002 of seed 74000's plan (0.6 on 10 positions, drawn twice, wrong without a flag before)
-and one drawn once (0.29 on 7). Decided both ways, every stored sheet but 94002 reads the same."""
+and one drawn once (0.29 on 7). Decided both ways, every stored sheet but 94002 reads the same; on
+the ``twice`` set, stored after it was chosen, `print` 60010's 4,3-5,3 is read in both blue and pink,
+as drawn (one sheet more fully right), and nothing else changes."""
 SECOND_PENCIL_SAMPLES_FEW = 8
 SECOND_PENCIL_DENSITY = 0.15
 """Chroma density from which a mark beside a stroke counts as another pencil's stroke: a pencil's
