@@ -753,12 +753,19 @@ def rebuild(
         else:
             continue
         cand: Sequence[Colour] = (nearest[s],)
-        # Over the band with some ink, next to any line: the hue says little there, unless no pencil
-        # can take it (then only the line of the nearest pencil, as for fainter marks).
-        if river and ev.ink >= FAINT_EXTENSION_INK_RIVER and _pencil_on_band(_vec(ev), hues, band):
-            cand = LINE_COLOURS
-        elif river and band is not None:
-            cand = sorted({nearest[s]} | _band_explains(_vec(ev), hues, band))
+        if river:
+            # The pencils that can look like the marks, on paper or on this band.
+            explains = set() if band is None else _band_explains(_vec(ev), hues, band)
+            if ev.ink >= FAINT_EXTENSION_INK_RIVER and (band is None or explains):
+                # With some ink, next to any line: the hue says little on the band. Not where no
+                # pencil can take it: where a station's ring meets the band, or the band bends, its
+                # printed banks and the guides converging on the station leave a few marks of a
+                # colour no pencil takes (yellowish or reddish on some `unseen` prints), not a light
+                # stroke next to whatever line serves the station; as for fainter marks, only the
+                # line of the nearest pencil is looked at then.
+                cand = LINE_COLOURS
+            elif band is not None:
+                cand = sorted({nearest[s]} | explains)
         near = [k for k in cand if s.a in reach[k] or s.b in reach[k]]
         if near:
             k = nearest[s] if nearest[s] in near else near[0]
@@ -1333,10 +1340,12 @@ def _second_pencil(
     for s, (c, f, r, m) in list(decided.items()):
         if c is None or evidence[s].samples < SECOND_PENCIL_SAMPLES_FEW:
             continue
-        pulled = _unlike_its_pencil(evidence[s], hues[c], SECOND_PENCIL_MIXED_COS)
-        needed = SECOND_PENCIL_SHARE_MIXED if pulled else SECOND_PENCIL_SHARE
         if evidence[s].samples < SECOND_PENCIL_SAMPLES:
             needed = SECOND_PENCIL_SHARE_FEW
+        elif _unlike_its_pencil(evidence[s], hues[c], SECOND_PENCIL_MIXED_COS):
+            needed = SECOND_PENCIL_SHARE_MIXED
+        else:
+            needed = SECOND_PENCIL_SHARE
         for other in LINE_COLOURS:
             if other == c or not (degree[(other, s.a)] or degree[(other, s.b)]):
                 continue
@@ -1816,15 +1825,6 @@ def _band_explains(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Seque
         for k in LINE_COLOURS
         if _looks_like(v, [hues[k], *((hues[k] + grey) * (f / f.max()) for f in kept for grey in BAND_NEUTRAL)])
     }
-
-
-def _pencil_on_band(v: np.ndarray, hues: Mapping[Colour, np.ndarray], band: Sequence[float] | None) -> bool:
-    """Whether marks of colour ``v`` on the Thames band can be some pencil: one of the pencils as it
-    looks on paper or on this band (``_band_explains`` tries both); True when no band was found.
-    Where a station's ring meets the band, or the band bends, its printed banks and the guides
-    converging on the station leave a few marks of a colour no pencil takes (yellowish or reddish on
-    some `unseen` prints): those are not a light stroke next to whatever line serves the station."""
-    return band is None or bool(_band_explains(v, hues, band))
 
 
 def _faint_everywhere(decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence]) -> bool:
