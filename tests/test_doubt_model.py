@@ -125,6 +125,13 @@ def test_the_features_follow_the_line_the_section_would_belong_to() -> None:
     assert (first["main_touches"], first["stray_touches"]) == (1, 0)
     assert first["hue_cos"] == pytest.approx(1.0)
     assert (second["main_touches"], second["stray_touches"], second["hue_cos"]) == (0, 1, 0.0)
+    # The line's length and its ends away from the section, the section itself left out: two
+    # sections, ends at 7,3, 4,4 and 5,3 (and 9,1, where the first section would join it).
+    assert (first["line_sections"], first["line_tips"]) == (2, 3)
+    decided[leaving] = ("pink", 0.6, "faint", 0.8)
+    (drawn,) = doubt_model.features(decided, evidence, nearest, [leaving], CONFIDENT, DEPARTURES, HUES)
+    assert dict(zip(doubt_model.FEATURES, drawn, strict=True))["line_sections"] == 2
+    assert dict(zip(doubt_model.FEATURES, drawn, strict=True))["line_tips"] == 3
 
 
 def test_the_rebuild_gives_the_model_the_last_word_on_its_doubts(monkeypatch: pytest.MonkeyPatch) -> None:

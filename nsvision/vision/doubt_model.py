@@ -57,12 +57,18 @@ FEATURES = (
     "main_touches",
     "stray_touches",
     "hue_cos",
+    "line_sections",
+    "line_tips",
 )
 """The model's inputs, in order (``features``): the section's evidence; how many of its stations are
 an end (``line_ends``) or a station (``line_touches``) of the line of the pencil it would be drawn
 in, on the part of that line joined to its departure (``main_touches``) or on a piece apart from it
 (``stray_touches``: the section would join it), the section itself left out; the sheet's blank faint
-level and drawn strength; the cosine of its colour with that pencil's hue learnt on the sheet."""
+level and drawn strength; the cosine of its colour with that pencil's hue learnt on the sheet; how
+many sections that line has (``line_sections``) and how many ends away from the section's two
+stations (``line_tips``), the section left out: a line has at most 10 sections (11 with a pencil
+power) and, with the one Railroad Switch of a round, at most three ends, so a line near either bound
+has little room for one more section, and a short one is more often missing a light one."""
 
 DRAWN_ABOVE = 0.5
 """Probability of "drawn" above which a section in doubt is drawn in the best reading, at or below
@@ -201,6 +207,7 @@ def features(
         chroma = np.asarray(e.chroma, np.float64)
         hue = np.asarray(hues[pencil], np.float64)
         cos = float(chroma @ hue / max(float(np.linalg.norm(chroma) * np.linalg.norm(hue)), 1e-9))
+        tips = sum(n == 1 for (k, p), n in degree.items() if k == pencil and p not in (s.a, s.b))
         rows.append(
             [
                 e.ink,
@@ -221,6 +228,8 @@ def features(
                 in_main,
                 stray,
                 cos,
+                len(others),
+                tips,
             ]
         )
     return np.array(rows, np.float64).reshape(len(sections), len(FEATURES))
