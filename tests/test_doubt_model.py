@@ -129,9 +129,9 @@ def test_the_features_follow_the_line_the_section_would_belong_to() -> None:
     # sections, ends at 7,3, 4,4 and 5,3 (and 9,1, where the first section would join it).
     assert (first["line_sections"], first["line_tips"]) == (2, 3)
     decided[leaving] = ("pink", 0.6, "faint", 0.8)
-    (drawn,) = doubt_model.features(decided, evidence, nearest, [leaving], CONFIDENT, DEPARTURES, HUES)
-    assert dict(zip(doubt_model.FEATURES, drawn, strict=True))["line_sections"] == 2
-    assert dict(zip(doubt_model.FEATURES, drawn, strict=True))["line_tips"] == 3
+    (row,) = doubt_model.features(decided, evidence, nearest, [leaving], CONFIDENT, DEPARTURES, HUES)
+    read_drawn = dict(zip(doubt_model.FEATURES, row, strict=True))
+    assert (read_drawn["line_sections"], read_drawn["line_tips"]) == (2, 3)
 
 
 def test_the_rebuild_gives_the_model_the_last_word_on_its_doubts(monkeypatch: pytest.MonkeyPatch) -> None:
