@@ -27,8 +27,9 @@ shown to change no reading at all.
                                        # "then" the working tree, "now" the same with that constant
                                        # changed: a threshold judged on every set before it is edited
     python3 bench/reread.py compare accuracy --doubt-model none     # "now" the rules alone, without the
-                                       # model that gives a section in doubt its best reading (or
-                                       # --doubt-model PATH: another one, from bench/train_doubts.py)
+                                       # models that give a section in doubt its best reading (or
+                                       # --doubt-model PATH: another one, from bench/train_doubts.py;
+                                       # --colour-model PATH or none: the second, which picks its pencil)
     python3 bench/reread.py store accuracy --file other.pkl --jpegs-from bench/out/measured-accuracy.pkl
                                        # read again only what is not a JPEG (the scans): for a change
                                        # to what is measured on clean pictures only (~2 min)
@@ -361,7 +362,7 @@ def wrong_unflagged(rows: list[dict[str, Any]], now: list[dict[str, Any]]) -> st
 
 Setting = tuple[ModuleType, str, Any]
 """A constant to change for ``compare --set``: its module, its name and the value it takes (a number;
-for ``--doubt-model``, the function that gives the model)."""
+for ``--doubt-model`` and ``--colour-model``, the function that gives the model)."""
 
 
 def parse_setting(text: str) -> Setting:
@@ -501,6 +502,12 @@ def main(argv: list[str] | None = None) -> int:
         "sections in doubt from this model (bench/train_doubts.py), or from the rules alone with 'none'",
     )
     ap.add_argument(
+        "--colour-model",
+        metavar="PATH",
+        help="compare: as --doubt-model, for the second model, the pencil of a section in doubt read drawn "
+        "(bench/train_doubts.py --colours); 'none' leaves it out ('--doubt-model none' leaves both out)",
+    )
+    ap.add_argument(
         "--jpegs-from",
         type=Path,
         help="store: take the reads saved as JPEG from this stored file of the same set, reading only the "
@@ -524,16 +531,22 @@ def main(argv: list[str] | None = None) -> int:
         settings: list[Setting] = [parse_setting(text) for text in args.settings]
     except ValueError as e:
         ap.error(f"--set {e}")
-    if args.doubt_model is not None:
+    colour_model = "none" if args.doubt_model == "none" else args.colour_model
+    for option, path, load, name in (
+        ("--doubt-model", args.doubt_model, doubt_model.load_model, "default_model"),
+        ("--colour-model", colour_model, doubt_model.load_colour_model, "default_colour_model"),
+    ):
+        if path is None:
+            continue
         if args.action != "compare" or args.against is not None:
-            ap.error("--doubt-model is for compare, without --against")
+            ap.error(f"{option} is for compare, without --against")
         try:
-            model = None if args.doubt_model == "none" else doubt_model.load_model(args.doubt_model)
+            model = None if path == "none" else load(path)
         except (OSError, ValueError, KeyError) as e:
-            ap.error(f"--doubt-model {args.doubt_model}: {e}")
-        if model is None and args.doubt_model != "none":
-            ap.error(f"--doubt-model {args.doubt_model}: no such file")
-        settings.append((doubt_model, "default_model", lambda: model))
+            ap.error(f"{option} {path}: {e}")
+        if model is None and path != "none":
+            ap.error(f"{option} {path}: no such file")
+        settings.append((doubt_model, name, lambda model=model: model))
     paths = {
         seed: args.file
         or Path(__file__).resolve().parent

@@ -1,4 +1,5 @@
-"""Learn the best reading of a section in doubt from stored bench reads: ``calibration/doubt_model.json``.
+"""Learn the best reading of a section in doubt from stored bench reads: ``calibration/doubt_model.json``,
+and with ``--colours`` the second model, ``calibration/colour_model.json``.
 
 The rebuild names the sections it cannot settle and gives each a best reading, drawn or not
 (``nsvision/vision/doubt_model.py``). This script decides every stored read of the given files with
@@ -8,10 +9,19 @@ features (``doubt_model.features``), and fits scikit-learn's ``HistGradientBoost
 tell which. The trees are written as JSON and evaluated by the reader with NumPy; the script checks
 that both give the same probabilities before writing.
 
+The second model (``doubt_model.settle_colours``) tells of a section left in doubt read drawn
+whether it is drawn in the pencil read or in the other nearest its colour: with ``--colours`` every
+stored read is decided by the rules and the shipped first model (or ``--doubt-model PATH``), and
+the sections in doubt read drawn whose truth is one of those two pencils are its examples. Fit it
+again whenever the first model changes: it learns what that one leaves.
+
     python3 bench/train_doubts.py bench/out/measured-accuracy*.pkl          # the shipped model
     python3 bench/train_doubts.py FILES... --halves bench/out/doubt-half     # two models, each
         # fitted on every other file and judged on the rest (section counts printed); compare a
         # stored set with one: python3 bench/reread.py compare accuracy --doubt-model PATH
+    python3 bench/train_doubts.py bench/out/measured-accuracy*.pkl --colours     # the second model
+    python3 bench/train_doubts.py FILES... --colours --halves bench/out/colour-half --doubt-model
+        bench/out/doubt-half    # its halves, each half decided by the first model's half fitted on it
 
 Needs scikit-learn, a development tool here (``pip install scikit-learn``): the reader needs none of it.
 The files are ``bench/reread.py store accuracy`` outputs (about 9 minutes a plan on 2 cores).
@@ -40,14 +50,20 @@ the stored plans against depth 2 and 4, 60 to 200 trees: the most sections mende
 broken)."""
 
 
-def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features, truth (1: drawn in the pencil it would be drawn in) and the rules' reading (1:
-    drawn) of every section in doubt, read by the rules alone, of the stored reads in ``paths``."""
+def dataset(
+    paths: list[Path], colours: bool = False, first: doubt_model.TreeModel | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, truth and the rules' reading of every section the model learns, from the stored
+    reads in ``paths``. The first model (``colours`` false): the sections in doubt read by the rules
+    alone; truth 1 where drawn in the pencil they would be drawn in, the reading 1 where read drawn.
+    The second: the sections in doubt read drawn by the rules and the ``first`` model; truth 1
+    where drawn in the other pencil nearest their colour, the reading 0."""
     cal = load_calibration()
     departures = {k: cal.map.departure(k) for k in LINE_COLOURS}
     xs, ys, rs = [], [], []
-    saved = doubt_model.default_model
-    doubt_model.default_model = lambda: None  # type: ignore[assignment]
+    saved = doubt_model.default_model, doubt_model.default_colour_model
+    doubt_model.default_model = (lambda: first) if colours else (lambda: None)  # type: ignore[assignment]
+    doubt_model.default_colour_model = lambda: None  # type: ignore[assignment]
     try:
         for path in paths:
             with path.open("rb") as f:
@@ -59,23 +75,31 @@ def dataset(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 if report.reading is None:
                     continue
                 hues = {k: np.asarray(v, np.float64) for k, v in report.reading.hues.items()}
-                x, y, r = _examples(report.reading.sections, row["expected"], departures, hues)
+                examples = _colour_examples if colours else _examples
+                x, y, r = examples(report.reading.sections, row["expected"], departures, hues)
                 xs.append(x)
                 ys += y
                 rs += r
     finally:
-        doubt_model.default_model = saved  # type: ignore[assignment]
-    x = np.concatenate(xs) if xs else np.zeros((0, len(doubt_model.FEATURES)))
+        doubt_model.default_model, doubt_model.default_colour_model = saved  # type: ignore[assignment]
+    names = doubt_model.COLOUR_FEATURES if colours else doubt_model.FEATURES
+    x = np.concatenate(xs) if xs else np.zeros((0, len(names)))
     return x, np.array(ys, np.int64), np.array(rs, np.int64)
+
+
+def _decisions(sections: Any) -> tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]:
+    decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
+    nearest = {s: r.nearest for s, r in sections.items()}
+    twice = {s: r.also for s, r in sections.items() if r.also}
+    evidence = {s: r.evidence for s, r in sections.items()}
+    return decided, nearest, twice, evidence
 
 
 def _examples(
     sections: Any, expected: dict[str, Any], departures: dict[str, Any], hues: dict[str, np.ndarray]
 ) -> tuple[np.ndarray, list[int], list[int]]:
     truth = reread.drawn_in(expected)
-    decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
-    nearest = {s: r.nearest for s, r in sections.items()}
-    twice = {s: r.also for s, r in sections.items() if r.also}
+    decided, nearest, twice, evidence = _decisions(sections)
     keep, ys, rs = [], [], []
     for s in doubt_model.in_question(decided, twice, CONFIDENT):
         drawn = truth.get(frozenset(s.to_list()), set())
@@ -85,11 +109,28 @@ def _examples(
         keep.append(s)
         ys.append(1 if drawn else 0)
         rs.append(1 if decided[s][0] is not None else 0)
-    evidence = {s: r.evidence for s, r in sections.items()}
     return doubt_model.features(decided, evidence, nearest, keep, CONFIDENT, departures, hues), ys, rs
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+def _colour_examples(
+    sections: Any, expected: dict[str, Any], departures: dict[str, Any], hues: dict[str, np.ndarray]
+) -> tuple[np.ndarray, list[int], list[int]]:
+    truth = reread.drawn_in(expected)
+    decided, _nearest, twice, evidence = _decisions(sections)
+    keep, others, ys = [], [], []
+    for s in doubt_model.colour_in_question(decided, evidence, twice, CONFIDENT):
+        other = doubt_model.other_pencil(evidence[s], decided[s][0], hues)
+        drawn = truth.get(frozenset(s.to_list()), set())
+        if drawn not in ({decided[s][0]}, {other}):
+            continue
+        keep.append(s)
+        others.append(other)
+        ys.append(1 if drawn == {other} else 0)
+    x = doubt_model.colour_features(decided, evidence, keep, others, CONFIDENT, departures, hues)
+    return x, ys, [0] * len(ys)
+
+
+def fit(x: np.ndarray, y: np.ndarray, names: tuple[str, ...] = doubt_model.FEATURES) -> dict[str, Any]:
     """The fitted model as the reader's JSON (``doubt_model.TreeModel.from_dict``), checked against
     scikit-learn's own probabilities on ``x``."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # a development tool only
@@ -108,8 +149,10 @@ def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
             ]
         )
     data = {
-        "about": "nsvision: P(drawn) of a section in doubt; bench/train_doubts.py wrote it",
-        "features": list(doubt_model.FEATURES),
+        "about": "nsvision: P(drawn) of a section in doubt; bench/train_doubts.py wrote it"
+        if names == doubt_model.FEATURES
+        else "nsvision: P(the other pencil) of a section in doubt read drawn; bench/train_doubts.py wrote it",
+        "features": list(names),
         "baseline": float(np.ravel(model._baseline_prediction)[0]),
         "depth": DEPTH,
         "examples": len(y),
@@ -135,24 +178,46 @@ def judged(data: dict[str, Any], x: np.ndarray, y: np.ndarray, r: np.ndarray) ->
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", type=Path, nargs="+", help="stored reads (bench/reread.py store accuracy ...)")
-    ap.add_argument("--out", type=Path, default=doubt_model.DEFAULT_PATH, help="where the model goes")
+    ap.add_argument("--out", type=Path, help="where the model goes (default: the shipped one's place)")
     ap.add_argument("--halves", help="instead: PREFIX-a.json and PREFIX-b.json, each fitted on every other file")
+    ap.add_argument("--colours", action="store_true", help="the second model: the pencil of a section read drawn")
+    ap.add_argument(
+        "--doubt-model",
+        metavar="PATH",
+        help="--colours: decide the reads with this first model instead of the shipped one; with --halves "
+        "a prefix, PATH-a.json deciding the files the a half is fitted on, PATH-b.json the others",
+    )
     args = ap.parse_args(argv)
+    if args.doubt_model and not args.colours:
+        ap.error("--doubt-model is for --colours")
     files = sorted(args.files)
+    names = doubt_model.COLOUR_FEATURES if args.colours else doubt_model.FEATURES
+
+    def first(tag: str) -> doubt_model.TreeModel | None:
+        if not args.colours:
+            return None
+        path = f"{args.doubt_model}-{tag}.json" if args.doubt_model and args.halves else args.doubt_model
+        model = doubt_model.load_model(path)
+        if model is None:
+            ap.error(f"--doubt-model {path}: no such file")
+        return model
+
     if args.halves:
         halves = (files[0::2], files[1::2])
         for tag, mine, other in (("a", *halves), ("b", *reversed(halves))):
-            x, y, _r = dataset(mine)
-            data = fit(x, y)
+            x, y, _r = dataset(mine, args.colours, first(tag))
+            data = fit(x, y, names)
             out = Path(f"{args.halves}-{tag}.json")
             out.write_text(json.dumps(data, separators=(",", ":")))
             print(f"{out}: fitted on {', '.join(p.name for p in mine)}")
-            print(f"  judged on {', '.join(p.name for p in other)}: {judged(data, *dataset(other))}")
+            held_out = dataset(other, args.colours, first(tag))
+            print(f"  judged on {', '.join(p.name for p in other)}: {judged(data, *held_out)}")
         return 0
-    x, y, _r = dataset(files)
-    data = fit(x, y)
-    args.out.write_text(json.dumps(data, separators=(",", ":")))
-    print(f"{args.out}: {len(y)} sections in doubt from {len(files)} files, {len(data['trees'])} trees")
+    x, y, _r = dataset(files, args.colours, first(""))
+    data = fit(x, y, names)
+    out = args.out or (doubt_model.COLOUR_PATH if args.colours else doubt_model.DEFAULT_PATH)
+    out.write_text(json.dumps(data, separators=(",", ":")))
+    print(f"{out}: {len(y)} sections in doubt from {len(files)} files, {len(data['trees'])} trees")
     return 0
 
 

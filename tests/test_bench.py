@@ -200,8 +200,9 @@ def test_the_wrong_sheets_are_counted_by_where_the_error_lies() -> None:
     assert modes[3] == "| scan | 1 | 0 | 0 | 1 | 0 |"
 
 
-def test_the_fitted_trees_are_walked_as_scikit_learn_walks_them() -> None:
-    # bench/train_doubts.py writes the model the reader walks in NumPy; the script refuses to write
+@pytest.mark.parametrize("second", [False, True], ids=["first model", "second model"])
+def test_the_fitted_trees_are_walked_as_scikit_learn_walks_them(second: bool) -> None:
+    # bench/train_doubts.py writes the models the reader walks in NumPy; the script refuses to write
     # trees whose probabilities differ from scikit-learn's. A colour margin of exactly 1.0 beside one a
     # hair below it is what rounding the thresholds got wrong.
     pytest.importorskip("sklearn")
@@ -209,12 +210,13 @@ def test_the_fitted_trees_are_walked_as_scikit_learn_walks_them() -> None:
 
     from nsvision.vision import doubt_model
 
+    names = doubt_model.COLOUR_FEATURES if second else doubt_model.FEATURES
     rng = np.random.default_rng(0)
-    x = rng.random((600, len(doubt_model.FEATURES)))
-    margin = doubt_model.FEATURES.index("margin")
+    x = rng.random((600, len(names)))
+    margin = names.index("margin")
     x[:, margin] = rng.choice([1.0, 1.0 - 1e-12, 0.5], size=len(x))
-    y = ((x[:, doubt_model.FEATURES.index("faint")] > 0.5) & (x[:, margin] == 1.0)).astype(np.int64)
-    data = json.loads(json.dumps(train_doubts.fit(x, y)))
+    y = ((x[:, names.index("faint")] > 0.5) & (x[:, margin] == 1.0)).astype(np.int64)
+    data = json.loads(json.dumps(train_doubts.fit(x, y, names)))
     model = doubt_model.TreeModel.from_dict(data)
-    assert model.features == doubt_model.FEATURES
+    assert model.features == names
     assert ((model.probability(x) > 0.5) == (y == 1)).mean() > 0.95

@@ -35,6 +35,22 @@ def _model(faint_at: float = 0.5, below: float = -2.0, above: float = 2.0) -> do
     )
 
 
+def _colour_model(lead_at: float = 0.2) -> doubt_model.TreeModel:
+    """One tree: a lead of the pencil read over the other of at most ``lead_at`` gives "the other"."""
+    lead = doubt_model.COLOUR_FEATURES.index("lead")
+    tree = [[lead, lead_at, 1, 2, 0.0], [-1, 0.0, 0, 0, 2.0], [-1, 0.0, 0, 0, -2.0]]
+    return doubt_model.TreeModel.from_dict(
+        {"features": list(doubt_model.COLOUR_FEATURES), "baseline": 0.0, "depth": 1, "trees": [tree]}
+    )
+
+
+def _between(first: str, second: str, share: float) -> tuple[float, float, float]:
+    """A unit colour ``share`` of the way from the hue of ``first`` to that of ``second``."""
+    a, b = (HUES[k] / np.linalg.norm(HUES[k]) for k in (first, second))
+    v = (1 - share) * a + share * b
+    return tuple(float(x) for x in v / np.linalg.norm(v))  # type: ignore[return-value]
+
+
 def _ev(s: Section, ink: float = 0.0, faint: float = 0.0) -> SegmentEvidence:
     c = (0.0, 0.0, 0.0) if not ink else tuple(float(v) for v in HUES["purple"] / np.linalg.norm(HUES["purple"]))
     return SegmentEvidence(s, 40, ink, ink, 0.4 if ink else 0.0, c, span=ink, faint=faint)  # type: ignore[arg-type]
@@ -55,10 +71,12 @@ def test_a_model_of_other_features_is_refused_naming_its_file(tmp_path: Path) ->
     assert doubt_model.load_model(tmp_path / "none.json") is None
 
 
-def test_the_shipped_model_reads_the_readers_features() -> None:
+def test_the_shipped_models_read_the_readers_features() -> None:
     model = doubt_model.load_model()
     assert model is not None and model.features == doubt_model.FEATURES
     assert model.probability(np.zeros((3, len(doubt_model.FEATURES)))).shape == (3,)
+    with pytest.raises(ValueError, match="features"):
+        doubt_model.load_colour_model(doubt_model.DEFAULT_PATH)  # the first model is not the second
 
 
 def _decisions() -> tuple[dict[Section, doubt_model.Decision], dict[Section, SegmentEvidence]]:
@@ -142,8 +160,47 @@ def test_the_rebuild_gives_the_model_the_last_word_on_its_doubts(monkeypatch: py
     evidence = {s: _ev(s) for s in MAP.sections}
     evidence[lone] = _ev(lone, ink=0.29, faint=0.73)
     monkeypatch.setattr(doubt_model, "default_model", lambda: None)
+    monkeypatch.setattr(doubt_model, "default_colour_model", lambda: None)
     alone = rebuild(evidence, MAP).sections[lone]
     assert alone.colour is None and alone.doubtful
     monkeypatch.setattr(doubt_model, "default_model", lambda: _model())
     learnt = rebuild(evidence, MAP).sections[lone]
     assert learnt.colour == "purple" and learnt.doubtful
+
+
+def test_a_section_in_doubt_read_drawn_takes_the_other_pencil_the_second_model_prefers() -> None:
+    # Three sections of a colour between purple and pink, nearer pink: one read pink in doubt (the
+    # model keeps it), one read purple in doubt (it takes pink), one read purple with confidence.
+    decided, evidence = _decisions()
+    kept, switched, sure = (_section(n) for n in ("8,1-9,1", "0,2-0,3", "2,3-2,4"))
+    decided[kept] = ("pink", 0.6, "colour between two pencils", 0.3)
+    decided[switched] = ("purple", 0.6, "colour between two pencils", 0.1)
+    decided[sure] = ("purple", 0.95, "", 0.1)
+    for s in (kept, switched, sure):
+        evidence[s] = dataclasses.replace(_ev(s, ink=0.9), chroma=_between("purple", "pink", 0.6))
+    doubt_model.settle_colours(decided, evidence, {}, CONFIDENT, _colour_model(), DEPARTURES, HUES)
+    assert decided[kept][0] == "pink"
+    colour, confidence, reason, _m = decided[switched]
+    assert (colour, confidence) == ("pink", 0.6)
+    assert reason.startswith("colour between") and "drawn in pink, not purple" in reason
+    assert decided[sure][0] == "purple"
+    assert doubt_model.settle_colours(decided, evidence, {}, CONFIDENT, None, DEPARTURES, HUES) is None
+
+
+def test_the_second_models_features_weigh_both_pencils_lines_without_the_section() -> None:
+    # The pink line leaves its departure (7,3) for 9,1; a section in doubt read purple leaves 9,1
+    # with a colour nearer purple than pink, and the purple line is nowhere near it.
+    decided, evidence = _decisions()
+    s = _section("9,1-9,2")
+    decided[_section("7,3-9,1")] = ("pink", 1.0, "", 1.0)
+    decided[s] = ("purple", 0.6, "colour between two pencils", 0.4)
+    evidence[s] = dataclasses.replace(_ev(s, ink=0.9), chroma=_between("purple", "pink", 0.3))
+    other = doubt_model.other_pencil(evidence[s], "purple", HUES)
+    assert other == "pink"
+    (row,) = doubt_model.colour_features(decided, evidence, [s], [other], CONFIDENT, DEPARTURES, HUES)
+    x = dict(zip(doubt_model.COLOUR_FEATURES, row, strict=True))
+    assert 0 < x["lead"] < 1 and x["clear_lead"] == 0
+    assert (x["read_touches"], x["read_ends"], x["read_main_touches"], x["read_line_sections"]) == (0, 0, 0, 0)
+    assert (x["other_touches"], x["other_ends"], x["other_main_touches"], x["other_line_sections"]) == (1, 1, 1, 1)
+    assert x["other_line_tips"] == 1  # the pink line's end at its departure, away from the section
+    assert x["read_hue_cos"] > x["other_hue_cos"]

@@ -23,6 +23,7 @@ HUES = pencil_hues()
 @pytest.fixture(autouse=True)
 def _rules_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(doubt_model, "default_model", lambda: None)
+    monkeypatch.setattr(doubt_model, "default_colour_model", lambda: None)
 
 
 def _section(name: str) -> Section:

@@ -29,12 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-from nsvision.game.board import Colour, Point, Section
+from nsvision.game.board import LINE_COLOURS, Colour, Point, Section
 from nsvision.game.rules import reached_stations
 from nsvision.vision.detect import SegmentEvidence
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "calibration" / "doubt_model.json"
-_PACKAGED_PATH = Path(__file__).resolve().parent.parent / "data" / "doubt_model.json"
+_CALIBRATION = Path(__file__).resolve().parent.parent.parent / "calibration"
+_PACKAGED = Path(__file__).resolve().parent.parent / "data"
+DEFAULT_PATH = _CALIBRATION / "doubt_model.json"
+COLOUR_PATH = _CALIBRATION / "colour_model.json"
+"""The second model (``settle_colours``), shipped beside the first."""
 
 FEATURES = (
     "ink",
@@ -70,11 +73,57 @@ stations (``line_tips``), the section left out: a line has at most 10 sections (
 power) and, with the one Railroad Switch of a round, at most three ends, so a line near either bound
 has little room for one more section, and a short one is more often missing a light one."""
 
+PENCIL_MEASURES = (
+    "hue_cos",
+    "touches",
+    "ends",
+    "main_touches",
+    "stray_touches",
+    "line_sections",
+    "line_tips",
+    "beside_share",
+)
+"""Of one pencil, for a section read drawn in doubt (``colour_features``), the section itself left
+out: the cosine of its colour with the pencil's hue learnt on the sheet; how many of its stations
+the pencil's line touches and ends at; how many lie on the part of that line joined to its
+departure and on a piece apart; how many sections the line has and how many ends away from the
+section; the share of the section's positions with a mark beside the stroke nearest that pencil."""
+
+COLOUR_FEATURES = (
+    "ink",
+    "run",
+    "strength",
+    "faint",
+    "span",
+    "log_samples",
+    "over_river",
+    "margin",
+    "short",
+    "hidden",
+    "beside",
+    "blank_faint",
+    "blank_faint_p90",
+    "drawn_strength",
+    "lead",
+    "clear_lead",
+    *(f"{who}_{m}" for who in ("read", "other") for m in PENCIL_MEASURES),
+)
+"""The inputs of the second model (``colour_features``), which tells of a section read drawn in doubt
+whether it is drawn in the pencil read or in the other pencil nearest its colour: its evidence as
+in ``FEATURES``; the sheet's blank faint level and drawn strength; the lead of the pencil read over
+the other on its colour (1: on the pencil read, 0: halfway, below 0: nearer the other) and on the
+colour of its marks clear of the symbols (0 where there are none); ``PENCIL_MEASURES`` of each."""
+
 DRAWN_ABOVE = 0.5
 """Probability of "drawn" above which a section in doubt is drawn in the best reading, at or below
 which it is not (the more probable reading: measured on two halves of the stored plans, each judged
 by the model fitted on the other, at 0.5 the most sections are mended for those broken, against 0.6
 and 0.7)."""
+
+OTHER_ABOVE = 0.5
+"""Probability of "the other pencil" above which a section read drawn in doubt is read in that pencil
+(the more probable reading: on two halves of the stored plans, each judged by the model fitted on
+the other, see the README)."""
 
 BLANK_MIN_SAMPLES = 10
 """Fewest positions for a confidently blank section to count in the sheet's blank faint level."""
@@ -152,20 +201,51 @@ class TreeModel:
 
 def load_model(path: str | Path | None = None) -> TreeModel | None:
     """The model at ``path`` (default: the one shipped with nsvision); ``None`` when there is none."""
+    return _load(path, DEFAULT_PATH, FEATURES)
+
+
+def load_colour_model(path: str | Path | None = None) -> TreeModel | None:
+    """The second model (``settle_colours``) at ``path``, by default the shipped one; ``None`` when none."""
+    return _load(path, COLOUR_PATH, COLOUR_FEATURES)
+
+
+def _load(path: str | Path | None, default: Path, names: tuple[str, ...]) -> TreeModel | None:
     if path is None:
-        path = DEFAULT_PATH if DEFAULT_PATH.exists() else _PACKAGED_PATH
+        path = default if default.exists() else _PACKAGED / default.name
     path = Path(path)
     if not path.exists():
         return None
     model = TreeModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    if model.features != FEATURES:
-        raise ValueError(f"{path}: the model's features {model.features} are not the reader's {FEATURES}")
+    if model.features != names:
+        raise ValueError(f"{path}: the model's features {model.features} are not the reader's {names}")
     return model
 
 
 @lru_cache(maxsize=1)
 def default_model() -> TreeModel | None:
     return load_model()
+
+
+@lru_cache(maxsize=1)
+def default_colour_model() -> TreeModel | None:
+    return load_colour_model()
+
+
+def _sheet_measures(
+    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], confident: float
+) -> list[float]:
+    """The sheet's blank faint level (median, 90th percentile) and its drawn sections' median strength."""
+    blank = [
+        evidence[t].faint
+        for t, d in decided.items()
+        if d[0] is None and d[1] >= confident and evidence[t].samples >= BLANK_MIN_SAMPLES
+    ]
+    drawn = [evidence[t].strength for t, d in decided.items() if d[0] is not None and d[1] >= confident]
+    return [
+        float(np.median(blank)) if blank else 0.0,
+        float(np.percentile(blank, 90)) if blank else 0.0,
+        float(np.median(drawn)) if drawn else 0.0,
+    ]
 
 
 def features(
@@ -181,17 +261,7 @@ def features(
     (the pencil a section would be drawn in: its colour, or the nearest when read blank), the lines'
     ``departures`` and the pencil ``hues`` learnt on the sheet."""
     degree = line_degrees(decided)
-    blank = [
-        evidence[t].faint
-        for t, d in decided.items()
-        if d[0] is None and d[1] >= confident and evidence[t].samples >= BLANK_MIN_SAMPLES
-    ]
-    drawn = [evidence[t].strength for t, d in decided.items() if d[0] is not None and d[1] >= confident]
-    sheet = [
-        float(np.median(blank)) if blank else 0.0,
-        float(np.percentile(blank, 90)) if blank else 0.0,
-        float(np.median(drawn)) if drawn else 0.0,
-    ]
+    sheet = _sheet_measures(decided, evidence, confident)
     rows = []
     for s in sections:
         c, _f, _r, m = decided[s]
@@ -271,3 +341,121 @@ def settle_doubts(
         elif c is None and drawn > DRAWN_ABOVE and not any(decided[t][0] is not None for t in crossing_partners[s]):
             why = f"a model learnt on the bench's sheets reads it as drawn in {nearest[s]} ({drawn:.0%})"
             decided[s] = (nearest[s], f, f"{r}; {why}" if r else why, m)
+
+
+def _unit(v: tuple[float, ...] | np.ndarray) -> np.ndarray:
+    a = np.asarray(v, np.float64)
+    n = float(np.linalg.norm(a))
+    return a / n if n > 0 else a
+
+
+def other_pencil(ev: SegmentEvidence, read: Colour, hues: Mapping[Colour, np.ndarray]) -> Colour:
+    """The pencil nearest the section's colour but the one it is read in."""
+    v = _unit(ev.chroma)
+    return max((k for k in LINE_COLOURS if k != read), key=lambda k: float(v @ _unit(hues[k])))
+
+
+def _lead(v: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised lead of unit hue ``a`` over ``b`` for the colour ``v`` (1: on ``a``, 0: halfway)."""
+    return (float(v @ a) - float(v @ b)) / max(1.0 - float(a @ b), 1e-6)
+
+
+def colour_features(
+    decided: Mapping[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    sections: list[Section],
+    others: list[Colour],
+    confident: float,
+    departures: Mapping[Colour, Point],
+    hues: Mapping[Colour, np.ndarray],
+) -> np.ndarray:
+    """One row of ``COLOUR_FEATURES`` per section of ``sections`` (each read drawn), against the pencil
+    of ``others`` beside it, from the rebuild's readings ``decided``, the lines' ``departures`` and
+    the pencil ``hues`` learnt on the sheet."""
+    degree = line_degrees(decided)
+    sheet = _sheet_measures(decided, evidence, confident)
+    unit = {k: _unit(hues[k]) for k in LINE_COLOURS}
+    matrix = np.stack([unit[k] for k in LINE_COLOURS])
+    rows = []
+    for s, other in zip(sections, others, strict=True):
+        read, _f, _r, m = decided[s]
+        if read is None:
+            raise ValueError(f"{s.name}: the second model reads sections read drawn")
+        e = evidence[s]
+        v, clear = _unit(e.chroma), _unit(e.clear_chroma)
+        beside = np.asarray(e.beside, np.float64).reshape(-1, 3)
+        nearest_beside = [LINE_COLOURS[i] for i in np.argmax(beside @ matrix.T, axis=1)] if len(beside) else []
+        per_pencil: list[float] = []
+        for k in (read, other):
+            # The section itself left out: its own stations count only other sections of the line.
+            deg = {p: degree[(k, p)] - (read == k) for p in (s.a, s.b)}
+            line = [t for t, d in decided.items() if d[0] == k and t != s]
+            main = {departures[k], *reached_stations(departures[k], line)}
+            on_line = {p for t in line for p in (t.a, t.b)}
+            per_pencil += [
+                float(v @ unit[k]),
+                sum(n > 0 for n in deg.values()),
+                sum(n == 1 for n in deg.values()),
+                sum(p in main for p in (s.a, s.b)),
+                sum(p in on_line and p not in main for p in (s.a, s.b)),
+                len(line),
+                sum(n == 1 for (c, p), n in degree.items() if c == k and p not in (s.a, s.b)),
+                nearest_beside.count(k) / max(e.samples, 1),
+            ]
+        rows.append(
+            [
+                e.ink,
+                e.run,
+                e.strength,
+                e.faint,
+                e.span,
+                float(np.log1p(e.samples)),
+                e.over_river,
+                m,
+                float(e.short),
+                e.hidden,
+                len(beside) / max(e.samples, 1),
+                *sheet,
+                _lead(v, unit[read], unit[other]),
+                _lead(clear, unit[read], unit[other]) if clear.any() else 0.0,
+                *per_pencil,
+            ]
+        )
+    return np.array(rows, np.float64).reshape(len(sections), len(COLOUR_FEATURES))
+
+
+def colour_in_question(
+    decided: Mapping[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    twice: Mapping[Section, Colour],
+    confident: float,
+) -> list[Section]:
+    """The sections whose pencil the second model may change: in doubt, read drawn in one pencil,
+    with a colour measured on them."""
+    return [s for s in in_question(decided, twice, confident) if decided[s][0] is not None and any(evidence[s].chroma)]
+
+
+def settle_colours(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    twice: Mapping[Section, Colour],
+    confident: float,
+    model: TreeModel | None,
+    departures: Mapping[Colour, Point],
+    hues: Mapping[Colour, np.ndarray],
+) -> None:
+    """Read each section in doubt read drawn in the other pencil nearest its colour where the second
+    model says that one is the more probable; it stays in doubt, its reason says why. Run after
+    ``settle_doubts``: the model learnt what that leaves."""
+    if model is None:
+        return
+    sections = colour_in_question(decided, evidence, twice, confident)
+    if not sections:
+        return
+    others = [other_pencil(evidence[s], read, hues) for s in sections if (read := decided[s][0]) is not None]
+    p = model.probability(colour_features(decided, evidence, sections, others, confident, departures, hues))
+    for s, other, q in zip(sections, others, p, strict=True):
+        if q > OTHER_ABOVE:
+            c, f, r, m = decided[s]
+            why = f"a model learnt on the bench's sheets reads it as drawn in {other}, not {c} ({q:.0%})"
+            decided[s] = (other, f, f"{r}; {why}" if r else why, m)

@@ -46,8 +46,9 @@ Decisions use the evidence and the game's structure, never a silent guess:
    under something (a pencil, a pen, a finger) or is washed out by glare: the section is in doubt
    unless it is read as drawn on most of its length;
 6. **learnt**: last, each section left in doubt takes the best reading, drawn or not, of a model
-   learnt on the bench's stored reads where it says otherwise than the rules (``doubt_model``); it
-   stays in doubt.
+   learnt on the bench's stored reads where it says otherwise than the rules (``doubt_model``), and
+   each then read drawn the pencil a second model finds the more probable of the one read and the
+   other nearest its colour; it stays in doubt.
 
 The best reading counts a section as drawn above the midpoint of the two thresholds; sections
 in doubt are named so that a person can check them.
@@ -819,6 +820,16 @@ def rebuild(
         game_map.crossing_partners,
         CONFIDENT,
         doubt_model.default_model(),
+        {k: game_map.departure(k) for k in LINE_COLOURS},
+        hues,
+    )
+    # Then the pencil of each section in doubt read drawn, from a second model (``doubt_model``).
+    doubt_model.settle_colours(
+        decided,
+        evidence,
+        twice,
+        CONFIDENT,
+        doubt_model.default_colour_model(),
         {k: game_map.departure(k) for k in LINE_COLOURS},
         hues,
     )
