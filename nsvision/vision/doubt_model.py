@@ -248,6 +248,21 @@ def _sheet_measures(
     ]
 
 
+def _evidence_measures(e: SegmentEvidence, margin: float) -> list[float]:
+    """The first nine measures of both models: the section's own evidence and colour margin."""
+    return [
+        e.ink,
+        e.run,
+        e.strength,
+        e.faint,
+        e.span,
+        float(np.log1p(e.samples)),
+        e.over_river,
+        margin,
+        float(e.short),
+    ]
+
+
 def features(
     decided: Mapping[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
@@ -280,15 +295,7 @@ def features(
         tips = sum(n == 1 for (k, p), n in degree.items() if k == pencil and p not in (s.a, s.b))
         rows.append(
             [
-                e.ink,
-                e.run,
-                e.strength,
-                e.faint,
-                e.span,
-                float(np.log1p(e.samples)),
-                e.over_river,
-                m,
-                float(e.short),
+                *_evidence_measures(e, m),
                 ends,
                 touches,
                 *sheet,
@@ -404,15 +411,7 @@ def colour_features(
             ]
         rows.append(
             [
-                e.ink,
-                e.run,
-                e.strength,
-                e.faint,
-                e.span,
-                float(np.log1p(e.samples)),
-                e.over_river,
-                m,
-                float(e.short),
+                *_evidence_measures(e, m),
                 e.hidden,
                 len(beside) / max(e.samples, 1),
                 *sheet,
