@@ -75,6 +75,9 @@ def test_the_shipped_models_read_the_readers_features() -> None:
     model = doubt_model.load_model()
     assert model is not None and model.features == doubt_model.FEATURES
     assert model.probability(np.zeros((3, len(doubt_model.FEATURES)))).shape == (3,)
+    second = doubt_model.load_colour_model()
+    assert second is not None and second.features == doubt_model.COLOUR_FEATURES
+    assert second.probability(np.zeros((2, len(doubt_model.COLOUR_FEATURES)))).shape == (2,)
     with pytest.raises(ValueError, match="features"):
         doubt_model.load_colour_model(doubt_model.DEFAULT_PATH)  # the first model is not the second
 
