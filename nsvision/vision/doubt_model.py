@@ -260,6 +260,27 @@ def _evidence_measures(e: SegmentEvidence, margin: float) -> list[float]:
     ]
 
 
+def _line_measures(
+    s: Section,
+    pencil: Colour,
+    decided: Mapping[Section, Decision],
+    degree: Counter[tuple[Colour, Point]],
+    departures: Mapping[Colour, Point],
+) -> tuple[int, int, int, int]:
+    """Of the line of ``pencil``, the section ``s`` itself left out: how many of its stations lie on
+    the part joined to the departure and on a piece apart, how many sections the line has, and how
+    many ends away from the section's stations (``degree``: ``line_degrees`` of ``decided``)."""
+    line = [t for t, d in decided.items() if d[0] == pencil and t != s]
+    main = {departures[pencil], *reached_stations(departures[pencil], line)}
+    on_line = {p for t in line for p in (t.a, t.b)}
+    return (
+        sum(p in main for p in (s.a, s.b)),
+        sum(p in on_line and p not in main for p in (s.a, s.b)),
+        len(line),
+        sum(n == 1 for (k, p), n in degree.items() if k == pencil and p not in (s.a, s.b)),
+    )
+
+
 def features(
     decided: Mapping[Section, Decision],
     evidence: Mapping[Section, SegmentEvidence],
@@ -281,15 +302,10 @@ def features(
         pencil = c or nearest[s]
         ends = sum(degree[(pencil, p)] == 1 for p in (s.a, s.b))
         touches = sum(degree[(pencil, p)] > 0 for p in (s.a, s.b))
-        others = [t for t, d in decided.items() if d[0] == pencil and t != s]
-        main = {departures[pencil], *reached_stations(departures[pencil], others)}
-        on_line = {p for t in others for p in (t.a, t.b)}
-        in_main = sum(p in main for p in (s.a, s.b))
-        stray = sum(p in on_line and p not in main for p in (s.a, s.b))
+        in_main, stray, length, tips = _line_measures(s, pencil, decided, degree, departures)
         chroma = np.asarray(e.chroma, np.float64)
         hue = np.asarray(hues[pencil], np.float64)
         cos = float(chroma @ hue / max(float(np.linalg.norm(chroma) * np.linalg.norm(hue)), 1e-9))
-        tips = sum(n == 1 for (k, p), n in degree.items() if k == pencil and p not in (s.a, s.b))
         rows.append(
             [
                 *_evidence_measures(e, m),
@@ -302,7 +318,7 @@ def features(
                 in_main,
                 stray,
                 cos,
-                len(others),
+                length,
                 tips,
             ]
         )
@@ -359,7 +375,7 @@ def other_pencil(ev: SegmentEvidence, read: Colour, hues: Mapping[Colour, np.nda
     return max((k for k in LINE_COLOURS if k != read), key=lambda k: float(v @ _unit(hues[k])))
 
 
-def _lead(v: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+def hue_lead(v: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     """Normalised lead of unit hue ``a`` over ``b`` for the colour ``v`` (1: on ``a``, 0: halfway)."""
     return (float(v @ a) - float(v @ b)) / max(1.0 - float(a @ b), 1e-6)
 
@@ -393,17 +409,11 @@ def colour_features(
         for k in (read, other):
             # The section itself left out: its own stations count only other sections of the line.
             deg = {p: degree[(k, p)] - (read == k) for p in (s.a, s.b)}
-            line = [t for t, d in decided.items() if d[0] == k and t != s]
-            main = {departures[k], *reached_stations(departures[k], line)}
-            on_line = {p for t in line for p in (t.a, t.b)}
             per_pencil += [
                 float(v @ unit[k]),
                 sum(n > 0 for n in deg.values()),
                 sum(n == 1 for n in deg.values()),
-                sum(p in main for p in (s.a, s.b)),
-                sum(p in on_line and p not in main for p in (s.a, s.b)),
-                len(line),
-                sum(n == 1 for (c, p), n in degree.items() if c == k and p not in (s.a, s.b)),
+                *_line_measures(s, k, decided, degree, departures),
                 nearest_beside.count(k) / max(e.samples, 1),
             ]
         rows.append(
@@ -412,8 +422,8 @@ def colour_features(
                 e.hidden,
                 len(beside) / max(e.samples, 1),
                 *sheet,
-                _lead(v, unit[read], unit[other]),
-                _lead(clear, unit[read], unit[other]) if clear.any() else 0.0,
+                hue_lead(v, unit[read], unit[other]),
+                hue_lead(clear, unit[read], unit[other]) if clear.any() else 0.0,
                 *per_pencil,
             ]
         )

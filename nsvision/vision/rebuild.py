@@ -68,7 +68,7 @@ from nsvision.game.network import GameOptions, Network
 from nsvision.game.rules import check_network, reached_stations
 from nsvision.vision import doubt_model
 from nsvision.vision.detect import SegmentEvidence, pencil_hues
-from nsvision.vision.doubt_model import Decision
+from nsvision.vision.doubt_model import Decision, hue_lead
 from nsvision.vision.doubt_model import line_degrees as _line_degrees
 
 
@@ -450,13 +450,7 @@ def _colour_of(v: np.ndarray, hues: Mapping[Colour, np.ndarray]) -> tuple[Colour
     """Nearest and second-nearest hue, and the normalised margin between them."""
     ranked = sorted(LINE_COLOURS, key=lambda c: -float(v @ hues[c]))
     first, second = ranked[0], ranked[1]
-    return first, second, min(1.0, _lead(v, hues, first, second))
-
-
-def _lead(v: np.ndarray, hues: Mapping[Colour, np.ndarray], a: Colour, b: Colour) -> float:
-    """Normalised lead of hue ``a`` over hue ``b`` for the colour ``v`` (1 = on ``a``, 0 = halfway)."""
-    gap = 1.0 - float(hues[a] @ hues[b])
-    return (float(v @ hues[a]) - float(v @ hues[b])) / max(gap, 1e-6)
+    return first, second, min(1.0, hue_lead(v, hues[first], hues[second]))
 
 
 def _decide(ev: SegmentEvidence, hues: Mapping[Colour, np.ndarray]) -> tuple[Decision, Colour, Colour]:
@@ -552,7 +546,8 @@ def rebuild(
         # The other lines that reach it do not matter when their pencil is far from the one seen,
         # unless it is a pencil of the band's own hue: drawn there, it would leave nothing to see.
         only = len(backed) == 1 and all(
-            _lead(_vec(evidence[s]), river_hues, backed[0], k) >= COLOUR_MARGIN_RIVER and not _like_band(hues[k], band)
+            hue_lead(_vec(evidence[s]), river_hues[backed[0]], river_hues[k]) >= COLOUR_MARGIN_RIVER
+            and not _like_band(hues[k], band)
             for k in present
             if k not in backed
         )
@@ -812,6 +807,7 @@ def rebuild(
     _join_ends(decided, evidence, game_map)
     # Last, the best reading of each section still in doubt, drawn or not, from the model learnt on
     # the bench's stored reads (``doubt_model``): it stays in doubt either way.
+    departures = {k: game_map.departure(k) for k in LINE_COLOURS}
     doubt_model.settle_doubts(
         decided,
         evidence,
@@ -820,18 +816,12 @@ def rebuild(
         game_map.crossing_partners,
         CONFIDENT,
         doubt_model.default_model(),
-        {k: game_map.departure(k) for k in LINE_COLOURS},
+        departures,
         hues,
     )
     # Then the pencil of each section in doubt read drawn, from a second model (``doubt_model``).
     doubt_model.settle_colours(
-        decided,
-        evidence,
-        twice,
-        CONFIDENT,
-        doubt_model.default_colour_model(),
-        {k: game_map.departure(k) for k in LINE_COLOURS},
-        hues,
+        decided, evidence, twice, CONFIDENT, doubt_model.default_colour_model(), departures, hues
     )
 
     readings = {
