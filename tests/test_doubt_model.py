@@ -155,6 +155,36 @@ def test_the_features_follow_the_line_the_section_would_belong_to() -> None:
     assert (read_drawn["line_sections"], read_drawn["line_tips"]) == (2, 3)
 
 
+def test_on_a_scan_the_features_weigh_the_specks_of_the_pencil_against_the_sheets_blank_sections() -> None:
+    # Specks are measured on a clean scan only: on a photo every speck measure says "not measured".
+    decided, evidence = _decisions()
+    s = _section("9,1-9,2")
+    decided[_section("7,3-9,1")] = ("pink", 1.0, "", 1.0)
+    decided[s] = (None, 0.6, "would connect", 0.8)
+    nearest = {s: "pink"}
+    (row,) = doubt_model.features(decided, evidence, nearest, [s], CONFIDENT, DEPARTURES, HUES)
+    photo = dict(zip(doubt_model.FEATURES, row, strict=True))
+    assert (photo["specks"], photo["specks_lead"], photo["specks_blank"]) == (-1, 0, -1)
+    # On a scan: pink specks on 60 % of the section, purple on 10 %; the sheet's blank sections away
+    # from the pink line show pink specks on 5 % at most (a tinted guide), those touching it (where
+    # its own stroke's edge lies) on more, which do not count.
+    pink = LINE_COLOURS.index("pink")
+    blank = tuple(0.05 if k == pink else 0.0 for k in range(4))
+    for t in evidence:
+        evidence[t] = dataclasses.replace(evidence[t], specks=blank)
+    evidence[_section("8,1-9,1")] = dataclasses.replace(evidence[s], specks=(0.0, 0.0, 0.4, 0.0))
+    evidence[s] = dataclasses.replace(evidence[s], specks=(0.1, 0.0, 0.6, 0.0))
+    (row,) = doubt_model.features(decided, evidence, nearest, [s], CONFIDENT, DEPARTURES, HUES)
+    scan = dict(zip(doubt_model.FEATURES, row, strict=True))
+    assert (scan["specks"], scan["specks_lead"], scan["specks_blank"]) == pytest.approx((0.6, 0.5, 0.05))
+    # The second model has each pencil's specks: the one read and the other beside it.
+    decided[s] = ("pink", 0.6, "colour between two pencils", 0.3)
+    evidence[s] = dataclasses.replace(evidence[s], chroma=_between("purple", "pink", 0.7))
+    (row,) = doubt_model.colour_features(decided, evidence, [s], ["purple"], CONFIDENT, DEPARTURES, HUES)
+    x = dict(zip(doubt_model.COLOUR_FEATURES, row, strict=True))
+    assert (x["read_specks"], x["other_specks"]) == pytest.approx((0.6, 0.1))
+
+
 def test_the_rebuild_gives_the_model_the_last_word_on_its_doubts(monkeypatch: pytest.MonkeyPatch) -> None:
     # Away from every line, a section marked on a quarter with faint marks on most of it: the rules
     # read it as not drawn, in doubt; a model that reads such faint marks as drawn has it drawn, still

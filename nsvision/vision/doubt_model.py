@@ -67,6 +67,9 @@ FEATURES = (
     "hue_cos",
     "line_sections",
     "line_tips",
+    "specks",
+    "specks_lead",
+    "specks_blank",
 )
 """The model's inputs, in order (``features``): the section's evidence; how many of its stations are
 an end (``line_ends``) or a station (``line_touches``) of the line of the pencil it would be drawn
@@ -76,7 +79,11 @@ level and drawn strength; the cosine of its colour with that pencil's hue learnt
 many sections that line has (``line_sections``) and how many ends away from the section's two
 stations (``line_tips``), the section left out: a line has at most 10 sections (11 with a pencil
 power) and, with the one Railroad Switch of a round, at most three ends, so a line near either bound
-has little room for one more section, and a short one is more often missing a light one."""
+has little room for one more section, and a short one is more often missing a light one. On a clean
+picture (``SegmentEvidence.specks``: a scan), the share of the section with specks of that pencil,
+its lead over the most of any other pencil's, and the most of that pencil's on the sheet's
+confidently blank sections away from its line (what a tinted guide leaves); -1 (the lead 0) where
+specks are not measured (a photo)."""
 
 PENCIL_MEASURES = (
     "hue_cos",
@@ -87,12 +94,14 @@ PENCIL_MEASURES = (
     "line_sections",
     "line_tips",
     "beside_share",
+    "specks",
 )
 """Of one pencil, for a section read drawn in doubt (``colour_features``), the section itself left
 out: the cosine of its colour with the pencil's hue learnt on the sheet; how many of its stations
 the pencil's line touches and ends at; how many lie on the part of that line joined to its
 departure and on a piece apart; how many sections the line has and how many ends away from the
-section; the share of the section's positions with a mark beside the stroke nearest that pencil."""
+section; the share of the section's positions with a mark beside the stroke nearest that pencil; the
+share with specks of that pencil (-1 where specks are not measured, see ``FEATURES``)."""
 
 COLOUR_FEATURES = (
     *FEATURES[:9],  # the section's evidence and colour margin (``_evidence_measures``)
@@ -245,6 +254,39 @@ def _sheet_measures(
     ]
 
 
+NO_SPECKS = -1.0
+"""A speck measure where specks are not measured (a photo, a lossy file, a section too short)."""
+
+
+def _speck_levels(
+    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], confident: float
+) -> dict[Colour, float]:
+    """Per pencil, the most of its specks on the sheet's confidently blank sections with none of their
+    stations on that pencil's line: what the print leaves (a tinted guide); none where not measured."""
+    on_line: dict[Colour, set[Point]] = {k: set() for k in LINE_COLOURS}
+    for t, d in decided.items():
+        if d[0] is not None:
+            on_line[d[0]].update((t.a, t.b))
+    blank = [t for t, d in decided.items() if d[0] is None and d[1] >= confident and evidence[t].specks]
+    out: dict[Colour, float] = {}
+    for k, colour in enumerate(LINE_COLOURS):
+        shares = [evidence[t].specks[k] for t in blank if not {t.a, t.b} & on_line[colour]]
+        if shares:
+            out[colour] = max(shares)
+    return out
+
+
+def _speck_measures(e: SegmentEvidence, pencil: Colour, levels: Mapping[Colour, float]) -> list[float]:
+    """Of a section and a pencil: its share of specks of that pencil, the lead of that share over the
+    most of any other pencil's, and the pencil's blank level (``_speck_levels``); see ``FEATURES``."""
+    if not e.specks:
+        return [NO_SPECKS, 0.0, NO_SPECKS]
+    k = LINE_COLOURS.index(pencil)
+    own = e.specks[k]
+    rest = max(v for i, v in enumerate(e.specks) if i != k)
+    return [own, own - rest, levels.get(pencil, NO_SPECKS)]
+
+
 def _evidence_measures(e: SegmentEvidence, margin: float) -> list[float]:
     """The first nine measures of both models: the section's own evidence and colour margin."""
     return [
@@ -295,6 +337,7 @@ def features(
     ``departures`` and the pencil ``hues`` learnt on the sheet."""
     degree = line_degrees(decided)
     sheet = _sheet_measures(decided, evidence, confident)
+    levels = _speck_levels(decided, evidence, confident)
     rows = []
     for s in sections:
         c, _f, _r, m = decided[s]
@@ -320,6 +363,7 @@ def features(
                 cos,
                 length,
                 tips,
+                *_speck_measures(e, pencil, levels),
             ]
         )
     return np.array(rows, np.float64).reshape(len(sections), len(FEATURES))
@@ -415,6 +459,7 @@ def colour_features(
                 sum(n == 1 for n in deg.values()),
                 *_line_measures(s, k, decided, degree, departures),
                 nearest_beside.count(k) / max(e.samples, 1),
+                e.specks[LINE_COLOURS.index(k)] if e.specks else NO_SPECKS,
             ]
         rows.append(
             [
