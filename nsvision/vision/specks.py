@@ -21,10 +21,10 @@ On a photo a camera's noise and processing make such specks, and a lossy file (a
 phones save with colour at half resolution; the JPEG pages most scanners put in a PDF) smears them
 into the paper and fringes strokes with colour: ``pipeline.measure_sheet`` asks for them only from
 pixels stored losslessly (``LoadedPage.lossless``: PNG, BMP, most TIFF, a PDF page stored with
-Flate; pixels in memory), and ``detect.measure_sections`` only when the
-picture's noise is at most a grained paper's scan's (``detect.SPECK_NOISE_MAX``). What they mean is decided by the rebuild
-(``_specks_beside_lines``), against the same sheet's blank sections: a print's tinted guides make
-specks of their own hue.
+Flate; pixels in memory), and ``detect.measure_sections`` only when the picture's noise is at most
+a grained paper's scan's (``detect.SPECK_NOISE_MAX``). What they mean is decided by the rebuild
+(``_specks_beside_lines``), against the same sheet's blank sections: a print's tinted guides, and a
+grained paper, make specks of their own hue.
 """
 
 from __future__ import annotations
