@@ -1407,7 +1407,7 @@ SPECK_NOISE_MAX = 0.05
 """The noise of the picture's undrawn sections (``_noise_level``) up to which specks of pencil are
 measured at the picture's own resolution (``measure_sections``' ``specks``). Our scans' is under
 0.01; the fresh prints' scans (``bench/unseen.py``: paper with a grain of its own) reach 0.0475, and
-at the old limit of 0.01 a tenth of them went without specks (7 of those 22 read wrong, against 12
+at the old limit of 0.01 a tenth of them went without specks (6 of those 22 not read fully right, against 13
 of the 188 others). Photos, which a phone saves as JPEG and so are never measured, reach 0.06; the
 40 photos of the robustness set saved as PNG, read at 0.05 rather than 0.01: the same sheets right
 and wrong, one right sheet more flagged, none wrong without a flag. Against the same sheet's blank
