@@ -128,7 +128,7 @@ def test_on_a_grainy_scan_specks_are_measured_and_the_grains_own_put_nothing_in_
     # Paper with a grain (as the fresh prints' scans have): noisier than our scans, under a photo's.
     # Specks are measured; the grain leaves specks of every pencil's hue on every section, which the
     # rebuild weighs against the sheet's own blank sections: no section is put in doubt for them.
-    # (The light purple 0,0-1,1 of the next test is lost under this grain, its faint marks and
+    # (The light purple 0,0-1,1 named in doubt above is lost under this grain, its faint marks and
     # specks no more than the grain's: a known weakness, docs/accuracy-history.md.)
     grain = np.random.default_rng(0).normal(0.0, 6.0, scan.pages[0].image.shape)
     grainy = np.clip(scan.pages[0].image + grain, 0, 255).astype(np.uint8)
