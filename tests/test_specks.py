@@ -27,6 +27,12 @@ def _drawn(sample: Sample) -> dict[Section, str]:
     }
 
 
+def _grained(image: np.ndarray, sigma: float) -> np.ndarray:
+    """``image`` with a paper's grain: noise of ``sigma`` levels on every channel of every pixel."""
+    grain = np.random.default_rng(0).normal(0.0, sigma, image.shape)
+    return np.clip(image + grain, 0, 255).astype(np.uint8)
+
+
 @pytest.fixture(scope="module")
 def scan() -> Sample:
     return make_sample(CAL, 52015, mode="scan", style="print", strength=0.517)
@@ -63,9 +69,7 @@ def test_specks_are_measured_on_a_scan_not_on_a_photo(scan: Sample, tmp_path: Pa
     # grain makes specks of every hue. (The fresh prints' scans, their paper grained, reach 0.0475 on
     # the reader's measure of noise; this photo with grain added, 0.069.)
     photo = make_sample(CAL, 52015, mode="photo", style="print", strength=0.517)
-    grain = np.random.default_rng(0).normal(0.0, 30.0, photo.pages[0].image.shape)
-    grained = np.clip(photo.pages[0].image + grain, 0, 255).astype(np.uint8)
-    report = analyze_sheet(grained, CAL)
+    report = analyze_sheet(_grained(photo.pages[0].image, 30.0), CAL)
     assert not any(r.evidence.specks for r in report.reading.sections.values())
     # A photo as quiet as a scan (soft light, little noise) is measured kept whole, but not from the
     # phone's JPEG, which halves its colour: specks a pixel or two wide lose theirs.
@@ -130,9 +134,7 @@ def test_on_a_grainy_scan_specks_are_measured_and_the_grains_own_put_nothing_in_
     # rebuild weighs against the sheet's own blank sections: no section is put in doubt for them.
     # (The light purple 0,0-1,1 named in doubt above is lost under this grain, its faint marks and
     # specks no more than the grain's: a known weakness, docs/accuracy-history.md.)
-    grain = np.random.default_rng(0).normal(0.0, 6.0, scan.pages[0].image.shape)
-    grainy = np.clip(scan.pages[0].image + grain, 0, 255).astype(np.uint8)
-    report = analyze_sheet(grainy, CAL)
+    report = analyze_sheet(_grained(scan.pages[0].image, 6.0), CAL)
     measured = [r for r in report.reading.sections.values() if r.evidence.specks]
     assert len(measured) >= 140
     blank = [r for s, r in report.reading.sections.items() if s not in _drawn(scan) and r.evidence.specks]

@@ -259,21 +259,26 @@ NO_SPECKS = -1.0
 
 
 def _speck_levels(
-    decided: Mapping[Section, Decision], evidence: Mapping[Section, SegmentEvidence], confident: float
+    decided: Mapping[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    confident: float,
+    degree: Counter[tuple[Colour, Point]],
 ) -> dict[Colour, float]:
     """Per pencil, the most of its specks on the sheet's confidently blank sections with none of their
-    stations on that pencil's line: what the print leaves (a tinted guide); none where not measured."""
-    on_line: dict[Colour, set[Point]] = {k: set() for k in LINE_COLOURS}
-    for t, d in decided.items():
-        if d[0] is not None:
-            on_line[d[0]].update((t.a, t.b))
+    stations on that pencil's line (``degree``: ``line_degrees`` of ``decided``): what the print leaves
+    (a tinted guide); none where not measured."""
     blank = [t for t, d in decided.items() if d[0] is None and d[1] >= confident and evidence[t].specks]
     out: dict[Colour, float] = {}
     for k, colour in enumerate(LINE_COLOURS):
-        shares = [evidence[t].specks[k] for t in blank if not {t.a, t.b} & on_line[colour]]
+        shares = [evidence[t].specks[k] for t in blank if not any(degree[(colour, p)] for p in (t.a, t.b))]
         if shares:
             out[colour] = max(shares)
     return out
+
+
+def _speck_share(e: SegmentEvidence, pencil: Colour) -> float:
+    """The share of the section with specks of ``pencil``; ``NO_SPECKS`` where they are not measured."""
+    return e.specks[LINE_COLOURS.index(pencil)] if e.specks else NO_SPECKS
 
 
 def _speck_measures(e: SegmentEvidence, pencil: Colour, levels: Mapping[Colour, float]) -> list[float]:
@@ -281,9 +286,8 @@ def _speck_measures(e: SegmentEvidence, pencil: Colour, levels: Mapping[Colour, 
     most of any other pencil's, and the pencil's blank level (``_speck_levels``); see ``FEATURES``."""
     if not e.specks:
         return [NO_SPECKS, 0.0, NO_SPECKS]
-    k = LINE_COLOURS.index(pencil)
-    own = e.specks[k]
-    rest = max(v for i, v in enumerate(e.specks) if i != k)
+    own = _speck_share(e, pencil)
+    rest = max(v for c, v in zip(LINE_COLOURS, e.specks, strict=True) if c != pencil)
     return [own, own - rest, levels.get(pencil, NO_SPECKS)]
 
 
@@ -337,7 +341,7 @@ def features(
     ``departures`` and the pencil ``hues`` learnt on the sheet."""
     degree = line_degrees(decided)
     sheet = _sheet_measures(decided, evidence, confident)
-    levels = _speck_levels(decided, evidence, confident)
+    levels = _speck_levels(decided, evidence, confident, degree)
     rows = []
     for s in sections:
         c, _f, _r, m = decided[s]
@@ -459,7 +463,7 @@ def colour_features(
                 sum(n == 1 for n in deg.values()),
                 *_line_measures(s, k, decided, degree, departures),
                 nearest_beside.count(k) / max(e.samples, 1),
-                e.specks[LINE_COLOURS.index(k)] if e.specks else NO_SPECKS,
+                _speck_share(e, k),
             ]
         rows.append(
             [
