@@ -43,6 +43,7 @@ from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS
 from nsvision.vision import doubt_model
 from nsvision.vision.rebuild import CONFIDENT
+from nsvision.vision.rebuild import _decisions as rebuild_decisions
 
 DEPTH, ITERATIONS, RATE = 3, 200, 0.05
 """The model's size: trees of depth 3, 200 of them, learning rate 0.05 (measured on two halves of
@@ -88,7 +89,7 @@ def dataset(
 
 
 def _decisions(sections: Any) -> tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]:
-    decided = {s: (r.colour, r.confidence, r.reason, r.colour_margin) for s, r in sections.items()}
+    decided = rebuild_decisions(sections)  # the decisions behind the readings, as the rebuild keeps them
     nearest = {s: r.nearest for s, r in sections.items()}
     twice = {s: r.also for s, r in sections.items() if r.also}
     evidence = {s: r.evidence for s, r in sections.items()}
