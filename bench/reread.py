@@ -7,7 +7,7 @@ shown to change no reading at all.
     python3 bench/reread.py store accuracy --seed 3000   # its plan from another seed: sheets never tuned on
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
     python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
-    python3 bench/reread.py store robustness   # bench/robustness.py's 1,120 reads (~27 min)
+    python3 bench/reread.py store robustness   # bench/robustness.py's 1,120 reads of photos, 140 of scans (~30 min)
     python3 bench/reread.py store twice        # 40 photos, each with one section drawn in two pencils
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
     python3 bench/reread.py compare accuracy --all   # ... and every sheet whose reading changed at all
@@ -89,7 +89,10 @@ def cases(name: str, seed: int | None = None, count: int | None = None) -> list[
     if name == "sharpened":
         return [c for c in plan(accuracy.COUNT, accuracy.SEED) if c.mode == "photo"]
     if name == "robustness":
-        return robustness.photos(robustness.COUNT, accuracy.SEED)
+        return [
+            *robustness.photos(robustness.COUNT, accuracy.SEED),
+            *robustness.scans(robustness.SCAN_COUNT, accuracy.SEED),
+        ]
     if name == "unseen":
         return unseen.plan(count or unseen.COUNT, unseen.SEED if seed is None else seed)
     if name == "twice":
@@ -105,7 +108,7 @@ def cases(name: str, seed: int | None = None, count: int | None = None) -> list[
 def _variants(case: Case, name: str) -> tuple[str, ...]:
     """The names of the reads of one case in a named set ("" for the sheet itself)."""
     if name == "robustness":
-        return robustness.READS
+        return robustness.SCAN_READS if case.mode == "scan" else robustness.READS
     return ("sharpened",) if name == "sharpened" and case.mode == "photo" else ("",)
 
 

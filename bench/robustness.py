@@ -12,11 +12,16 @@ phone's HDR, a photo editor's clarity). One more read saves the photo as it left
 without the JPEG (a PNG). Five more reads leave something on the sheet (a pen over a line's last
 section, a green pencil across the map), cut part of the map off the picture, wash a line's end out
 with glare, or leave the smear of a section rubbed out at a line's end; three more draw the same
-sheet with other pencil sets (the reader was tuned on one), and one with a sloppier hand. Reported
-per change: sheets, maps found, totals exactly right, sheets fully right, flagged for review, and
-wrong without a flag (which must stay 0).
+sheet with other pencil sets (the reader was tuned on one), and one with a sloppier hand.
 
-    python3 bench/robustness.py              # 40 photos x 28 reads, about 27 minutes on 2 cores
+Scans go through other hands: the accuracy set's scans are PNGs at 300 dpi, but a scanner, or the
+app or copier behind it, saves a JPEG or a PDF of JPEG pages, at 150 or 200 dpi as often as 300,
+from paper with a grain of its own, with colours weaker than the renderer's. Twenty scans of the
+accuracy set (both styles, across the strength sweep; its scans are all of legal sheets) are read
+after each of those (``SCAN_VARIANTS``) as well. Reported per change: sheets, maps found, totals
+exactly right, sheets fully right, flagged for review, and wrong without a flag (which must stay 0).
+
+    python3 bench/robustness.py              # 40 photos x 28 reads and 20 scans x 7, about 30 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
     python3 bench/robustness.py --only "a section rubbed out at a line's end"   # one read of each
 """
@@ -189,7 +194,10 @@ phone's JPEG (its chroma subsampling) mostly takes out of the colour, is all the
 
 
 def file_format_of(variant: str) -> str:
-    """The format a read of ``variant`` is saved in: PNG for ``LOSSLESS``, the phone's JPEG otherwise."""
+    """The format a read of ``variant`` is saved in: a scan's as its change says, PNG for
+    ``LOSSLESS``, the phone's JPEG otherwise."""
+    if variant in SCAN_VARIANTS:
+        return SCAN_VARIANTS[variant][1]
     return "png" if variant == LOSSLESS else "jpg"
 
 
@@ -362,6 +370,72 @@ READS: tuple[str, ...] = (*VARIANTS, LOSSLESS, *OBJECTS, *PENCILS, *HANDS)
 """Every read of a photo, in the order ``variants`` yields them and the table lists them."""
 
 
+def _scan_quality(quality: int) -> Callable[[Sample], Sample]:
+    """The scan saved at this JPEG ``quality`` (when it is saved as JPEG)."""
+    return lambda s: transformed(s, lambda im: im, quality)
+
+
+def _scan_dpi(dpi: int) -> Callable[[Sample], Sample]:
+    """The 300 dpi scan as a scanner set to ``dpi`` saves it: each page shrunk by area averaging."""
+
+    def change(sample: Sample) -> Sample:
+        pages = []
+        for page in sample.pages:
+            f = dpi / (page.dpi or dpi)
+            im = cv2.resize(page.image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+            pages.append(dataclasses.replace(page, image=im, stored=im, dpi=dpi))
+        return dataclasses.replace(sample, pages=tuple(pages))
+
+    return change
+
+
+def _grain(sigma: float) -> Callable[[Image], Image]:
+    """Noise of ``sigma`` levels on every channel of every pixel: a paper's grain, a cheap sensor's
+    noise (the same draw for every picture: a change, not a second random sheet)."""
+
+    def change(im: Image) -> Image:
+        noise = np.random.default_rng(0).normal(0.0, sigma, im.shape)
+        return np.clip(np.rint(im + noise), 0, 255).astype(np.uint8)
+
+    return change
+
+
+def _faded(saturation: float) -> Callable[[Image], Image]:
+    """Every colour's saturation scaled by ``saturation``, its hue and lightness kept."""
+
+    def change(im: Image) -> Image:
+        hsv = cv2.cvtColor(im, cv2.COLOR_RGB2HSV).astype(np.float32)
+        hsv[..., 1] *= saturation
+        return cv2.cvtColor(np.clip(np.rint(hsv), 0, 255).astype(np.uint8), cv2.COLOR_HSV2RGB)
+
+    return change
+
+
+SCAN_VARIANTS: dict[str, tuple[Callable[[Sample], Sample], str]] = {
+    "scan: as rendered (PNG, 300 dpi)": (lambda s: s, "png"),
+    "scan: saved as JPEG (quality 85)": (_scan_quality(85), "jpg"),
+    "scan: saved as a PDF of JPEG pages": (lambda s: s, "pdf"),
+    "scan: at 200 dpi": (_scan_dpi(200), "png"),
+    "scan: at 150 dpi": (_scan_dpi(150), "png"),
+    "scan: grainy paper (noise of 4 levels)": (lambda s: transformed(s, _grain(4.0)), "png"),
+    "scan: faded colours (saturation x 0.7)": (lambda s: transformed(s, _faded(0.7)), "png"),
+}
+"""Each change to a scan: a function of the rendered sample, and the format it is saved in."""
+
+SCAN_READS: tuple[str, ...] = tuple(SCAN_VARIANTS)
+"""Every read of a scan, in the order ``variants`` yields them and the table lists them."""
+
+SCAN_COUNT = 20
+"""The README's reads of scans: this many scans of the accuracy set, each read after every change."""
+
+
+def scans(count: int, seed: int) -> list[Case]:
+    """``count`` scans spread evenly over the accuracy set's scans (both styles, across the sweep)."""
+    every = [c for c in plan(accuracy.COUNT, seed) if c.mode == "scan"]
+    count = min(count, len(every))
+    return [every[i * len(every) // count] for i in range(count)]
+
+
 def photos(count: int, seed: int) -> list[Case]:
     """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
     every = [c for c in plan(accuracy.COUNT, seed) if c.mode == "photo"]
@@ -371,8 +445,14 @@ def photos(count: int, seed: int) -> list[Case]:
 
 def variants(case: Case, only: Sequence[str] = ()) -> Iterator[tuple[str, Sample]]:
     """One photo, rendered once, after every change; then drawn again with each other pencil set and
-    each other hand (``only``: just the reads of those names)."""
+    each other hand. One scan, rendered once, after every change to a scan (``only``: just the reads
+    of those names)."""
     sample = case.sample()
+    if case.mode == "scan":
+        for name, (change, _fmt) in SCAN_VARIANTS.items():
+            if name in (only or SCAN_READS):
+                yield name, change(sample)
+        return
     wanted = set(only or READS)
     for name, (change, quality) in VARIANTS.items():
         if name in wanted:
@@ -404,7 +484,7 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         "| change | sheets | map found | total exact | all correct | flagged | wrong, not flagged |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for name in READS:
+    for name in (*READS, *SCAN_READS):
         rs = [r for r in rows if r["variant"] == name]
         if not rs:
             continue
@@ -416,15 +496,25 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=COUNT, help=f"photos, each read after every change (default {COUNT})")
     ap.add_argument(
+        "--scans",
+        type=int,
+        default=SCAN_COUNT,
+        help=f"scans, each read after every change to a scan (default {SCAN_COUNT})",
+    )
+    ap.add_argument(
         "--seed", type=int, default=accuracy.SEED, help=f"first seed of the accuracy set (default {accuracy.SEED})"
     )
     ap.add_argument("--workers", type=int, default=2, help="parallel processes, each single-threaded")
     ap.add_argument("--out", type=Path, default=Path("bench/out/robustness.json"), help="per-read results")
-    ap.add_argument("--only", action="append", choices=READS, metavar="READ", help="just this read (repeatable)")
+    ap.add_argument(
+        "--only", action="append", choices=(*READS, *SCAN_READS), metavar="READ", help="just this read (repeatable)"
+    )
     args = ap.parse_args(argv)
-    cases = photos(args.count, args.seed)
+    only = args.only or ()
+    cases = [c for c in photos(args.count, args.seed) if not only or set(only) & set(READS)]
+    cases += [c for c in scans(args.scans, args.seed) if not only or set(only) & set(SCAN_READS)]
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = [r for rs in pool.map(run_case, cases, [args.only or ()] * len(cases)) for r in rs]
+        rows = [r for rs in pool.map(run_case, cases, [only] * len(cases)) for r in rs]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1))
     print(summarise(rows))

@@ -28,10 +28,11 @@ import robustness  # noqa: E402  (bench/robustness.py)
 import unseen  # noqa: E402  (bench/unseen.py)
 import visibility  # noqa: E402  (bench/visibility.py)
 
+from nsvision.calibration import Calibration  # noqa: E402
 from nsvision.game.board import LINE_COLOURS, GameMap, parse_section_name, parse_station_name, sections_cross  # noqa: E402
 from nsvision.game.network import Network  # noqa: E402
 from nsvision.render.pencil import PENCIL_RGB  # noqa: E402
-from nsvision.render.sample import Sample  # noqa: E402
+from nsvision.render.sample import Sample, make_sample  # noqa: E402
 from nsvision.render.style import UNSEEN_PREFIX, get_style  # noqa: E402
 from nsvision.vision import detect  # noqa: E402
 
@@ -242,3 +243,52 @@ def test_every_fresh_print_is_a_style_of_its_own() -> None:
     assert get_style(cases[0].style) == get_style(cases[0].style)
     assert get_style(cases[0].style) != get_style(cases[1].style)
     assert {c.style for c in unseen.plan(6, 76000, "mono")} == {"mono"}
+
+
+def test_the_robustness_scans_span_the_accuracy_sets_scans() -> None:
+    every = [c for c in accuracy.plan(accuracy.COUNT, accuracy.SEED) if c.mode == "scan"]
+    chosen = robustness.scans(20, accuracy.SEED)
+    assert len(chosen) == 20 and len(set(chosen)) == 20
+    assert all(c in every for c in chosen)
+    assert {c.style for c in chosen} == {"print", "cream"}
+    assert min(c.strength for c in chosen) < 0.25 and max(c.strength for c in chosen) > 0.75
+    assert robustness.scans(10_000, accuracy.SEED) == every
+    assert [robustness.file_format_of(v) for v in robustness.SCAN_READS] == [
+        "png",
+        "jpg",
+        "pdf",
+        "png",
+        "png",
+        "png",
+        "png",
+    ]
+
+
+def test_each_change_to_a_scan_keeps_its_sheet_and_changes_its_pixels_as_named(calibration: Calibration) -> None:
+    scan = make_sample(calibration, 7, mode="scan", dpi=150, strength=0.3)
+    [page] = scan.pages
+    changed = {name: change(scan) for name, (change, _fmt) in robustness.SCAN_VARIANTS.items()}
+    assert all(s.expected == scan.expected for s in changed.values())
+    # Saved at quality 85 when saved as JPEG; the pixels as they were.
+    [jpeg] = changed["scan: saved as JPEG (quality 85)"].pages
+    assert jpeg.jpeg_quality == 85 and np.array_equal(jpeg.image, page.image)
+    # A scanner set to a lower resolution: the page shrunk in proportion, and the file says so.
+    [low] = robustness._scan_dpi(100)(scan).pages
+    assert low.dpi == 100 and low.image.shape[:2] == (
+        round(page.image.shape[0] * 2 / 3),
+        round(page.image.shape[1] * 2 / 3),
+    )
+    # Grain: noise of about 4 levels on every channel, the picture otherwise the same.
+    [grainy] = changed["scan: grainy paper (noise of 4 levels)"].pages
+    diff = grainy.image.astype(float) - page.image.astype(float)
+    inside = (page.image > 20).all(axis=2) & (page.image < 235).all(axis=2)
+    assert 3.5 < diff[inside].std() < 4.5 and abs(diff[inside].mean()) < 0.3
+    # Faded: saturation down by 0.3, hue kept, on the pencil-coloured pixels.
+    [faded] = changed["scan: faded colours (saturation x 0.7)"].pages
+    hsv0 = cv2.cvtColor(page.image, cv2.COLOR_RGB2HSV).astype(float)
+    hsv1 = cv2.cvtColor(faded.image, cv2.COLOR_RGB2HSV).astype(float)
+    vivid = hsv0[..., 1] > 100
+    assert vivid.any()
+    ratio = hsv1[..., 1][vivid] / hsv0[..., 1][vivid]
+    assert abs(np.median(ratio) - 0.7) < 0.01 and np.percentile(np.abs(ratio - 0.7), 99) < 0.05
+    assert np.abs(hsv1[..., 0][vivid] - hsv0[..., 0][vivid]).mean() < 1.0
