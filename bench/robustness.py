@@ -23,6 +23,7 @@ exactly right, sheets fully right, flagged for review, and wrong without a flag 
 
     python3 bench/robustness.py              # 40 photos x 28 reads and 20 scans x 7, about 30 minutes on 2 cores
     python3 bench/robustness.py --count 12   # a quick look
+    python3 bench/robustness.py --count 0 --scans 60   # every scan of the set after each scan's change (~12 min)
     python3 bench/robustness.py --only "a section rubbed out at a line's end"   # one read of each
 """
 
