@@ -372,6 +372,8 @@ def review_reasons(
     circles: Sequence[str] = (),
     colour_halved: bool = False,
     contradicted: Sequence[str] = (),
+    *,
+    lossy_scan: bool = False,
 ) -> tuple[str, ...]:
     """Why a person should check this sheet (empty when the reading is sure); ``another_map`` says
     where a second map lies in the picture (``left``, ``right``, ``above``, ``below``), if one does;
@@ -379,7 +381,10 @@ def review_reasons(
     ``contradicted``, where the player's own marks in the score zone contradict the lines as read
     (``vision.marks.marks_contradict``).
     A sheet in doubt whose map is small in a file that keeps colour at half resolution
-    (``colour_halved``, see ``SMALL_MAP_PITCH``) is also told how to take a picture that reads better."""
+    (``colour_halved``, see ``SMALL_MAP_PITCH``) is also told how to take a picture that reads better;
+    one from a scanner's lossy file (``lossy_scan``), how to save the scan. On the accuracy set's 60
+    scans (``bench/robustness.py --count 0 --scans 60``) saved as a PDF of JPEG pages 12 sheets are
+    flagged, as PNG 4."""
     reasons: list[str] = []
     if reading.doubtful:
         names = ", ".join(r.section.name for r in reading.doubtful)
@@ -445,6 +450,13 @@ def review_reasons(
             "photo taken closer, with the map filling most of it, or the phone's original file rather than a "
             "copy sent through a messaging app, reads better"
         )
+    if reasons and lossy_scan:
+        # Advice, not a reason of its own, as above.
+        reasons.append(
+            "the scan is stored with lossy (JPEG) compression, which smears a light pencil stroke's colour "
+            "into the paper: scanned to PNG, to TIFF without JPEG compression, or to a PDF with lossless "
+            "pages, light strokes read better"
+        )
     return tuple(reasons)
 
 
@@ -488,6 +500,8 @@ class Measurements:
     """Where a second map lies in the picture (``left``, ``right``, ``above``, ``below``), if one does."""
     colour_halved: bool = False
     """The picture's file keeps colour at half resolution (``LoadedPage.colour_halved``)."""
+    lossy_scan: bool = False
+    """The picture is a scanner's file stored with lossy compression (``LoadedPage.lossy_scan``)."""
 
 
 def _as_page(image: np.ndarray | LoadedPage, source: str, page: int) -> LoadedPage:
@@ -537,6 +551,7 @@ def measure_sheet(
         marks=read_marks(loaded.image, reg, cal),
         another_map=direction(reg, other) if other else None,
         colour_halved=loaded.colour_halved,
+        lossy_scan=loaded.lossy_scan,
     )
     return measured, straight
 
@@ -583,7 +598,13 @@ def decide(
         looks = tourist_second_looks(reading, cal.map, marks.tourist_circles_crossed, card.tourist_circles)
         reading = replace(reading, second_look={**reading.second_look, **looks})
     reasons = review_reasons(
-        reading, measured.registration, measured.another_map, circle_notes, measured.colour_halved, contradicted
+        reading,
+        measured.registration,
+        measured.another_map,
+        circle_notes,
+        measured.colour_halved,
+        contradicted,
+        lossy_scan=measured.lossy_scan,
     )
     return SheetReport(
         source=measured.source,

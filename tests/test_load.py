@@ -623,12 +623,36 @@ def test_whether_the_pixels_were_stored_losslessly(
     assert_quadrants(page, (TL, TR, BL, BR), tol=30)
 
 
+@pytest.mark.parametrize(
+    ("make", "lossy_scan"),
+    [
+        (lambda p: scan_pdf(p / "jpeg-pages.pdf", [quadrants()]), True),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="jpeg"), True),
+        (lambda p: _lossless_pdf(p / "flate-pages.pdf", deflate=True), False),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_lzw"), False),
+        (lambda p: save(quadrants(), p / "q.jpg", "JPEG", quality=95), False),
+        (lambda p: save(quadrants(), p / "q.heic", "HEIF"), False),
+        (lambda p: save(quadrants(), p / "q.png", "PNG"), False),
+    ],
+    ids=["pdf-jpeg", "tiff-jpeg", "pdf-flate", "tiff-lzw", "jpeg", "heic", "png"],
+)
+def test_a_scanners_lossy_file_is_told_apart_from_a_phones_and_from_a_lossless_one(
+    tmp_path: Path, make: Callable[[Path], Path], lossy_scan: bool
+) -> None:
+    # Only scanners and copiers write a PDF of JPEG pages or a JPEG-compressed TIFF: a sheet flagged
+    # from one is told how to save the scan (a phone's JPEG or HEIC is told nothing of the kind).
+    page = load_page(make(tmp_path))
+    assert page.lossy_scan is lossy_scan
+    assert page.to_dict()["lossy_scan"] is lossy_scan
+
+
 def test_a_pdf_page_without_a_scan_is_not_lossless_and_an_array_in_memory_is(tmp_path: Path) -> None:
     # A page drawn by a program is rendered at a size of our choosing, not as anything was scanned.
     doc = pymupdf.open()
     doc.new_page(width=595, height=842).draw_rect(pymupdf.Rect(10, 10, 300, 400), color=None, fill=(1, 0, 0))
     doc.save(tmp_path / "drawn.pdf")
     assert not load_page(tmp_path / "drawn.pdf").lossless
+    assert not load_page(tmp_path / "drawn.pdf").lossy_scan  # nor is it a scan stored lossily
     assert load_array(quadrants()).lossless
 
 

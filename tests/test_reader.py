@@ -815,6 +815,28 @@ def test_a_section_drawn_in_two_pencils_is_not_read_as_one_without_doubt(
     assert "drawn_twice" in {v.code for v in report.violations}
 
 
+def test_a_sheet_flagged_from_a_scanners_lossy_pdf_is_told_how_to_save_the_scan(tmp_path: Path) -> None:
+    # An accuracy-set scan (print 11001's light strokes) saved as most scanners save it, a PDF of
+    # JPEG pages: its light purple 3,2-4,3 loses colour and is put in doubt (as a PNG it is read
+    # with confidence, its specks confirming it). The person is told how to save the scan; the
+    # advice never flags a sheet by itself.
+    sample = make_sample(CAL, 11001, mode="scan", style="print", strength=0.034)
+    pdf = next(p for p in write_sample(sample, tmp_path, "pdf") if p.suffix == ".pdf")
+    advice = "the scan is stored with lossy (JPEG) compression"
+    [report] = analyze_file(pdf, CAL)
+    assert isinstance(report, SheetReport) and report.measurements is not None and report.reading is not None
+    assert report.measurements.lossy_scan and report.needs_review
+    assert any(advice in r for r in report.review_reasons)
+    assert report.total == sample.expected["total"]
+    # Read from a file that is not a scanner's lossy one: the same doubt, no advice.
+    other = decide(dataclasses.replace(report.measurements, lossy_scan=False), CAL)
+    assert other.doubtful_sections == report.doubtful_sections
+    assert not any(advice in r for r in other.review_reasons)
+    # Every section in doubt settled by a person: nothing left to check, no advice.
+    settled = [SectionFix(r.section, r.colour, also=r.also) for r in report.reading.doubtful]
+    assert decide(report.measurements, CAL, fixes=settled).review_reasons == ()
+
+
 def test_a_small_map_in_a_jpeg_that_halves_its_colours_is_told_how_to_take_a_better_picture(tmp_path: Path) -> None:
     # A phone photo sent through a messaging app: 1600 px on its long side, a JPEG whose colour is
     # kept at half resolution (4:2:0). The stations are about 56 px apart, a pencil stroke 3 px wide,

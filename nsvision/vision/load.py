@@ -123,6 +123,11 @@ class LoadedPage:
     stored as JPEG or JPEG 2000 (what most scanners save) and a PDF page with no full-page scan.
     Lossy compression fringes a pencil's strokes with colour of its own and smears specks a pixel
     or two wide into the paper (see ``vision.specks``)."""
+    lossy_scan: bool = False
+    """A scanner's file stored with lossy compression: a PDF page whose full-page scan is stored as
+    JPEG or JPEG 2000, or a TIFF compressed as JPEG (what many scanners and copiers save; a phone
+    saves JPEG or HEIC, never these). A scan saved losslessly reads light strokes better: the
+    reader says so on a sheet it flags (``pipeline.review_reasons``)."""
 
     def __post_init__(self) -> None:
         # Every stage reads the same pixels: a read-only array makes an accidental in-place edit fail
@@ -147,6 +152,7 @@ class LoadedPage:
             "exif_orientation": self.exif_orientation,
             "colour_halved": self.colour_halved,
             "lossless": self.lossless,
+            "lossy_scan": self.lossy_scan,
         }
 
 
@@ -533,6 +539,7 @@ def _decode_frame(im: Image.Image, frames: list[int], page: int, src: str, kind:
         format=kind,
         colour_halved=halved and target == original,
         lossless=lossless,
+        lossy_scan=kind == "tiff" and not lossless,
     )
 
 
@@ -660,9 +667,10 @@ def _has_pdf_end(file: Path) -> bool:
         return b"%%EOF" in fh.read()
 
 
-def _pdf_scan(pg: Any) -> tuple[float, bool]:
+def _pdf_scan(pg: Any) -> tuple[float, bool, bool]:
     """Render scale (px per point) for a page: a full-page scan at its own resolution, else a fixed
-    long side; and whether that scan is stored losslessly (False for a page with none)."""
+    long side; whether that scan is stored losslessly (False for a page with none); and whether the
+    page holds such a scan at all."""
     rect = pg.rect
     page_area = rect.width * rect.height
     best_area, zoom, scan = 0.0, PDF_LONG_SIDE_PX / max(rect.width, rect.height), (0, 0)
@@ -675,7 +683,8 @@ def _pdf_scan(pg: Any) -> tuple[float, bool]:
     # The scan's stored form, from the page's images of its size (asking get_image_info for xrefs
     # would hash every image: 0.6 s on a 300 dpi A4 page). An inline image is in no such list.
     xrefs = [im[0] for im in pg.get_images(full=True) if (im[2], im[3]) == scan]
-    return zoom, bool(xrefs) and all(_lossless_filters(pg.parent.xref_get_key(x, "Filter")) for x in xrefs)
+    lossless = bool(xrefs) and all(_lossless_filters(pg.parent.xref_get_key(x, "Filter")) for x in xrefs)
+    return zoom, lossless, bool(xrefs)
 
 
 def _lossless_filters(key: tuple[str, str]) -> bool:
@@ -696,7 +705,7 @@ def _render_pdf_page(doc: Any, page: int, src: str, max_pixels: int) -> LoadedPa
         rect = pg.rect
         if rect.width < 1 or rect.height < 1:
             raise InputError(src, f"{what or 'the page '}has no area", "export the PDF again")
-        native, lossless = _pdf_scan(pg)
+        native, lossless, scanned = _pdf_scan(pg)
     original = (max(1, round(rect.width * native)), max(1, round(rect.height * native)))
     _check_min_side(src, original, what)
     zoom = min(native, math.sqrt(max_pixels / (rect.width * rect.height)))
@@ -727,4 +736,5 @@ def _render_pdf_page(doc: Any, page: int, src: str, max_pixels: int) -> LoadedPa
         exif_orientation=1,
         format="pdf",
         lossless=lossless,
+        lossy_scan=scanned and not lossless,
     )
