@@ -430,18 +430,21 @@ SCAN_COUNT = 20
 """The README's reads of scans: this many scans of the accuracy set, each read after every change."""
 
 
-def scans(count: int, seed: int) -> list[Case]:
-    """``count`` scans spread evenly over the accuracy set's scans (both styles, across the sweep)."""
-    every = [c for c in plan(accuracy.COUNT, seed) if c.mode == "scan"]
+def _spread(mode: str, count: int, seed: int) -> list[Case]:
+    """``count`` of the accuracy set's sheets of ``mode``, spread evenly over them in plan order."""
+    every = [c for c in plan(accuracy.COUNT, seed) if c.mode == mode]
     count = min(count, len(every))
     return [every[i * len(every) // count] for i in range(count)]
+
+
+def scans(count: int, seed: int) -> list[Case]:
+    """``count`` scans spread evenly over the accuracy set's scans (both styles, across the sweep)."""
+    return _spread("scan", count, seed)
 
 
 def photos(count: int, seed: int) -> list[Case]:
     """``count`` photos spread evenly over the accuracy set's photos (legal and illegal, both styles)."""
-    every = [c for c in plan(accuracy.COUNT, seed) if c.mode == "photo"]
-    count = min(count, len(every))
-    return [every[i * len(every) // count] for i in range(count)]
+    return _spread("photo", count, seed)
 
 
 def variants(case: Case, only: Sequence[str] = ()) -> Iterator[tuple[str, Sample]]:

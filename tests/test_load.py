@@ -593,55 +593,37 @@ def _lossless_pdf(path: Path, deflate: bool) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("make", "lossless"),
+    ("make", "lossless", "lossy_scan"),
     [
-        (lambda p: save(quadrants(), p / "q.png", "PNG"), True),
-        (lambda p: save(quadrants(), p / "q.bmp", "BMP"), True),
-        (lambda p: save(quadrants(), p / "q.tif", "TIFF"), True),
-        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_lzw"), True),
-        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_adobe_deflate"), True),
-        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="jpeg"), False),
-        (lambda p: save(quadrants(), p / "q.jpg", "JPEG", quality=95, subsampling=0), False),
-        (lambda p: save(quadrants(), p / "q.webp", "WEBP"), False),
-        (lambda p: save(quadrants(), p / "q.heic", "HEIF"), False),
-        (lambda p: scan_pdf(p / "jpeg-pages.pdf", [quadrants()]), False),
-        (lambda p: _lossless_pdf(p / "flate-pages.pdf", deflate=True), True),
-        (lambda p: _lossless_pdf(p / "raw-pages.pdf", deflate=False), True),
+        (lambda p: save(quadrants(), p / "q.png", "PNG"), True, False),
+        (lambda p: save(quadrants(), p / "q.bmp", "BMP"), True, False),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF"), True, False),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_lzw"), True, False),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_adobe_deflate"), True, False),
+        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="jpeg"), False, True),
+        (lambda p: save(quadrants(), p / "q.jpg", "JPEG", quality=95), False, False),
+        (lambda p: save(quadrants(), p / "q.jpg", "JPEG", quality=95, subsampling=0), False, False),
+        (lambda p: save(quadrants(), p / "q.webp", "WEBP"), False, False),
+        (lambda p: save(quadrants(), p / "q.heic", "HEIF"), False, False),
+        (lambda p: scan_pdf(p / "jpeg-pages.pdf", [quadrants()]), False, True),
+        (lambda p: _lossless_pdf(p / "flate-pages.pdf", deflate=True), True, False),
+        (lambda p: _lossless_pdf(p / "raw-pages.pdf", deflate=False), True, False),
     ],
     ids=[
-        *("png", "bmp", "tiff", "tiff-lzw", "tiff-deflate", "tiff-jpeg", "jpeg-444", "webp", "heic"),
+        *("png", "bmp", "tiff", "tiff-lzw", "tiff-deflate", "tiff-jpeg", "jpeg", "jpeg-444", "webp", "heic"),
         *("pdf-jpeg", "pdf-flate", "pdf-raw"),
     ],
 )
-def test_whether_the_pixels_were_stored_losslessly(
-    tmp_path: Path, make: Callable[[Path], Path], lossless: bool
+def test_whether_the_pixels_were_stored_losslessly_and_whether_a_scanner_stored_them_lossily(
+    tmp_path: Path, make: Callable[[Path], Path], lossless: bool, lossy_scan: bool
 ) -> None:
     # Specks of pencil a pixel wide are measured only where no lossy compression smeared them.
     page = load_page(make(tmp_path))
     assert page.lossless is lossless
     assert page.to_dict()["lossless"] is lossless
     assert_quadrants(page, (TL, TR, BL, BR), tol=30)
-
-
-@pytest.mark.parametrize(
-    ("make", "lossy_scan"),
-    [
-        (lambda p: scan_pdf(p / "jpeg-pages.pdf", [quadrants()]), True),
-        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="jpeg"), True),
-        (lambda p: _lossless_pdf(p / "flate-pages.pdf", deflate=True), False),
-        (lambda p: save(quadrants(), p / "q.tif", "TIFF", compression="tiff_lzw"), False),
-        (lambda p: save(quadrants(), p / "q.jpg", "JPEG", quality=95), False),
-        (lambda p: save(quadrants(), p / "q.heic", "HEIF"), False),
-        (lambda p: save(quadrants(), p / "q.png", "PNG"), False),
-    ],
-    ids=["pdf-jpeg", "tiff-jpeg", "pdf-flate", "tiff-lzw", "jpeg", "heic", "png"],
-)
-def test_a_scanners_lossy_file_is_told_apart_from_a_phones_and_from_a_lossless_one(
-    tmp_path: Path, make: Callable[[Path], Path], lossy_scan: bool
-) -> None:
     # Only scanners and copiers write a PDF of JPEG pages or a JPEG-compressed TIFF: a sheet flagged
     # from one is told how to save the scan (a phone's JPEG or HEIC is told nothing of the kind).
-    page = load_page(make(tmp_path))
     assert page.lossy_scan is lossy_scan
     assert page.to_dict()["lossy_scan"] is lossy_scan
 
