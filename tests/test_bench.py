@@ -220,3 +220,38 @@ def test_the_fitted_trees_are_walked_as_scikit_learn_walks_them(second: bool) ->
     model = doubt_model.TreeModel.from_dict(data)
     assert model.features == names
     assert ((model.probability(x) > 0.5) == (y == 1)).mean() > 0.95
+
+
+def test_a_store_keeps_its_pictures_and_reads_them_again_without_rendering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A change to what is measured needs a set stored again; its pictures need not be rendered again.
+    case = next(c for c in reread.cases("accuracy") if c.mode == "scan")
+    (first,) = reread.store_case(case, "accuracy", pictures=tmp_path)
+    folder = reread.picture_folder(tmp_path, "accuracy", case, "")
+    assert folder.parent.parent.name == reread.picture_key() and (folder / "truth.pkl").exists()
+
+    def rendered(self: accuracy.Case) -> None:
+        pytest.fail(f"seed {self.seed} rendered again")
+
+    monkeypatch.setattr(accuracy.Case, "sample", rendered)
+    (again,) = reread.store_case(case, "accuracy", pictures=tmp_path)
+    assert again["expected"] == first["expected"] and again["then"] == first["then"]
+    assert again["measurements"].evidence == first["measurements"].evidence
+    # A picture whose truth was never written (a store stopped while writing it) is rendered again.
+    (folder / "truth.pkl").unlink()
+    with pytest.raises(pytest.fail.Exception, match="rendered again"):
+        reread.store_case(case, "accuracy", pictures=tmp_path)
+
+
+def test_kept_pictures_are_named_by_the_code_that_makes_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for source in reread._PICTURE_SOURCES:
+        path = tmp_path / source
+        path = path / "sheet.py" if not path.suffix else path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {source}\n")
+    monkeypatch.setattr(reread, "_ROOT", tmp_path)
+    key = reread.picture_key.__wrapped__()
+    assert reread.picture_key.__wrapped__() == key
+    (tmp_path / "nsvision" / "render" / "sheet.py").write_text("# another renderer\n")
+    assert reread.picture_key.__wrapped__() != key
