@@ -1,7 +1,8 @@
 """The benchmarks' own judging: every accuracy figure in the README rests on it.
 
 ``bench/accuracy.py`` plans the set and judges each report against its truth; ``bench/reread.py``
-decides stored measurements again, changes constants for a trial and sorts the errors. A mistake
+decides stored measurements again, changes constants for a trial, sorts the errors and keeps the
+pictures it stores from for the next time. A mistake
 here would change every figure without a line of the reader changing.
 """
 
@@ -232,7 +233,7 @@ def test_a_store_keeps_its_pictures_and_reads_them_again_without_rendering(
     assert folder.parent.parent.name == reread.picture_key() and (folder / "truth.pkl").exists()
 
     def rendered(self: accuracy.Case) -> None:
-        pytest.fail(f"seed {self.seed} rendered again")
+        raise RuntimeError(f"seed {self.seed} rendered again")
 
     monkeypatch.setattr(accuracy.Case, "sample", rendered)
     (again,) = reread.store_case(case, "accuracy", pictures=tmp_path)
@@ -240,7 +241,7 @@ def test_a_store_keeps_its_pictures_and_reads_them_again_without_rendering(
     assert again["measurements"].evidence == first["measurements"].evidence
     # A picture whose truth was never written (a store stopped while writing it) is rendered again.
     (folder / "truth.pkl").unlink()
-    with pytest.raises(pytest.fail.Exception, match="rendered again"):
+    with pytest.raises(RuntimeError, match="rendered again"):
         reread.store_case(case, "accuracy", pictures=tmp_path)
 
 
