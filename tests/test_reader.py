@@ -558,6 +558,18 @@ def test_where_two_light_guides_cross_on_the_dark_band_no_pencil_is_seen() -> No
     assert not report.needs_review
 
 
+def test_a_blank_crossing_under_a_guide_darker_than_a_pale_band_is_not_pencil(tmp_path: Path) -> None:
+    # A fresh print whose pale band has its guide printed darker than the band: the guide's dashes,
+    # densest where the print's level is learnt from their gaps too, made the blank 4,5-4,6 look like
+    # faint pencil next to the blue line, and this photo was flagged for it alone. Deep in the band
+    # the blank guide, learnt from the sheet's crossings, now explains them.
+    sample = make_sample(CAL, 79076, mode="photo", style="unseen-79076", strength=0.12)
+    report = _read_as_jpeg(sample, tmp_path)
+    assert all(("4,5", "4,6") not in sections for sections in _read_sections(report).values())
+    assert report.total == sample.expected["total"]
+    assert not report.needs_review
+
+
 @pytest.fixture(scope="module")
 def warm_cream_photo() -> Sample:
     """A `cream` photo lit warm from the right; its blank 7,5-8,4 crosses the band near its edge."""

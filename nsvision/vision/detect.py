@@ -21,7 +21,8 @@ away.
 On the Thames band a section's guide is printed over the band, lighter than it: a stroke drawn
 along the section lies on it and is partly hidden as lighter than its surround. Deep in the band a
 mark's colour is taken from what the sheet's blank guide there (learnt from all its crossings,
-``_band_guide``) does not explain.
+``_band_guide``) does not explain. Some prints lay a guide darker than the band (grey dashes on a
+pale band): there what that blank guide explains is print too.
 
 Each section is then sampled between the two symbols (following a wobbling stroke sideways), and
 its raw measurements are kept: the share marked with pencil-like colour, the longest run, the
@@ -742,6 +743,10 @@ class _Profiles:
     grey: dict[Section, np.ndarray] | None = None
     """Per sample: the grey part (the least channel) of the density at the densest offset, whose
     chroma ``delta`` holds: a printed guide's dash is far greyer than its gaps."""
+    under_dark_guide: dict[Section, np.ndarray] | None = None
+    """Per sample whose search across the section lies wholly deep in a Thames band whose blank
+    guide is not lighter than the band (``_band_guide``): the chroma density of what that guide
+    does not explain; NaN elsewhere. ``None`` on other prints."""
 
 
 def _sample_positions(
@@ -810,6 +815,10 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     presence: dict[Section, np.ndarray] = {}
     band_edge: dict[Section, np.ndarray] = {}
     greys: dict[Section, np.ndarray] = {}
+    under_dark: dict[Section, np.ndarray] = {}
+    # The blank guide on the band, at the section's centre line, no lighter than the band in any
+    # channel: grey dashes printed on a pale band.
+    dark_guide = guide is not None and float(guide[centre].min()) >= BRIGHTER
     pos = 0
     for s, n_t in owners:
         here = slice(pos, pos + n_t * n_off)
@@ -864,6 +873,14 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         if rest is not None:
             colour = _smooth_along(_chroma(np.clip(rest, 0.0, None)), deep[:, centre])
             band_colour[s] = np.where(deep[:, centre, None], colour, np.nan)
+            if dark_guide:
+                # Such a guide is a mark in the densest channels across a section, and the print's
+                # level (``_zone_levels``), learnt from dashes and gaps alike, leaves its densest
+                # dashes standing as faint pencil; the blank guide, learnt dash and gap together
+                # across the sheet's crossings, explains them (``measure_sections``).
+                wholly = deep.all(axis=1) & ok
+                rest_marks = _smooth_along(_chroma(np.clip(rest, 0.0, None)), wholly)
+                under_dark[s] = np.where(wholly[:, None], rest_marks, np.nan)
         # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
         seen = np.abs(block).max(axis=(1, 2))[:, None]
         seen_here = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
@@ -888,6 +905,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         _beside_marks(straight, positions),
         clipped,
         greys,
+        under_dark if dark_guide else None,
     )
 
 
@@ -961,8 +979,9 @@ def _band_guide(sampled: np.ndarray, inside: np.ndarray, n_off: int) -> np.ndarr
     sample deep in the band is the blank guide seen there, blur and all. Subtracted offset by
     offset and summed across the section, what is left does not depend on where exactly the guide
     falls between two offsets. What is left is a mark's colour there, and where the search across
-    a section sees the light guide, it is the mark itself. ``None`` when too few samples lie deep in
-    the band (no band found).
+    a section sees the light guide, it is the mark itself; under a guide darker than the band, the
+    mark is no more than what is left. ``None`` when too few samples lie deep in the band (no band
+    found).
     """
     block = sampled.reshape(-1, n_off, 3)
     deep = inside.reshape(-1, n_off)
@@ -1468,6 +1487,11 @@ def measure_sections(
             if edge.any():
                 paper = _explain_print(p.delta[s], np.broadcast_to(zones[s].paper, p.delta[s].shape), dirs)
                 out[s] = np.where(edge[:, None], _lesser(paper, out[s]), out[s])
+        for s, rest in (p.under_dark_guide or {}).items():
+            # Deep in a band whose guide is darker than the band, what that blank guide explains
+            # is print as well (a clean scan's blank 4,5-4,6 was faint pencil along its dashes).
+            here = ~np.isnan(rest[:, 0])
+            out[s] = np.where(here[:, None], _lesser(np.nan_to_num(rest), out[s]), out[s])
         if p.printed is not None:
             # The blank alone took a guide under this picture's light (bluish in a shadow, pinkish
             # in a warm corner) for light pencil, whole lines of it.
