@@ -817,7 +817,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     greys: dict[Section, np.ndarray] = {}
     under_dark: dict[Section, np.ndarray] = {}
     # The blank guide on the band, at the section's centre line, no lighter than the band in any
-    # channel: grey dashes printed on a pale band.
+    # channel (by more than ``BRIGHTER``): grey dashes printed on a pale band.
     dark_guide = guide is not None and float(guide[centre].min()) >= BRIGHTER
     pos = 0
     for s, n_t in owners:
