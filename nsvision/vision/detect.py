@@ -871,7 +871,8 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         densest = np.where(skip[np.arange(n_t), pick], 0.0, channel_min(at_pick))
         greys[s] = _smooth_along(densest[:, None], ok)[:, 0]
         if rest is not None:
-            colour = _smooth_along(_chroma(np.clip(rest, 0.0, None)), deep[:, centre])
+            rest_chroma = _chroma(np.clip(rest, 0.0, None))
+            colour = _smooth_along(rest_chroma, deep[:, centre])
             band_colour[s] = np.where(deep[:, centre, None], colour, np.nan)
             if dark_guide:
                 # Such a guide is a mark in the densest channels across a section, and the print's
@@ -879,7 +880,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
                 # dashes standing as faint pencil; the blank guide, learnt dash and gap together
                 # across the sheet's crossings, explains them (``measure_sections``).
                 wholly = deep.all(axis=1) & ok
-                rest_marks = _smooth_along(_chroma(np.clip(rest, 0.0, None)), wholly)
+                rest_marks = _smooth_along(rest_chroma, wholly)
                 under_dark[s] = np.where(wholly[:, None], rest_marks, np.nan)
         # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
         seen = np.abs(block).max(axis=(1, 2))[:, None]
