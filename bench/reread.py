@@ -6,7 +6,7 @@ shown to change no reading at all.
     python3 bench/reread.py store accuracy     # the accuracy set's 240 sheets, read once (~6 min on 2 cores)
     python3 bench/reread.py store accuracy --seed 3000   # its plan from another seed: sheets never tuned on
     python3 bench/reread.py store sharpened    # its 180 photos, sharpened as by accuracy.py --sharpen 1.0,1.5
-    python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate
+    python3 bench/reread.py store unseen       # bench/unseen.py's 60 sheets; also: mono, slate, overlaid
     python3 bench/reread.py store robustness   # bench/robustness.py's 1,120 reads of photos, 140 of scans (~30 min)
     python3 bench/reread.py store twice        # 40 photos, each with one section drawn in two pencils
     python3 bench/reread.py compare accuracy   # read again: the figures then and now, and each sheet that changed
@@ -84,7 +84,7 @@ from nsvision.vision import doubt_model
 from nsvision.vision.marks import judge_marks
 from nsvision.vision.rebuild import SectionReading
 
-SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "robustness", "twice")
+SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "overlaid", "robustness", "twice")
 TWICE = 40, 60_000
 """The ``twice`` set: its size and first seed. Photos of both styles across the strength sweep, each
 breaking ``drawn_twice`` (the accuracy set has four such sheets, too few to judge that rule by)."""

@@ -625,6 +625,18 @@ def test_prints_nobody_tuned_the_reader_on(style: str, mode: str, strength: floa
     _assert_exact_or_flagged(report, sample.expected)
 
 
+@pytest.mark.parametrize(("seed", "mode", "strength"), [(9005, "scan", 0.85), (9013, "photo", 0.81)])
+def test_guides_seen_through_the_thames_band_are_print(seed: int, mode: str, strength: float) -> None:
+    # The print's semi-transparent Thames laid over the guides (`overlaid`): their dashes show
+    # through the band darker than it, on every crossing. Blank crossings stay blank, drawn ones
+    # keep their pencil, and nothing is left in doubt.
+    sample = make_sample(CAL, seed, mode=mode, style="overlaid", strength=strength)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert report.total == sample.expected["total"]
+    assert _read_sections(report) == _true_sections(sample.expected)
+    assert not report.needs_review
+
+
 @pytest.mark.parametrize(("seed", "mode", "strength"), [(9002, "scan", 0.74), (9013, "photo", 0.81)])
 def test_black_and_white_print(seed: int, mode: str, strength: float) -> None:
     # A sheet printed in grey (home printer, photocopy): grey departure discs, a grey Thames, grey

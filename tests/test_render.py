@@ -138,6 +138,24 @@ def test_mono_is_the_print_in_grey(calibration: Calibration) -> None:
         assert mono[round(y), round(x), 0] < get_style("mono").paper_rgb[0] - 40
 
 
+def test_overlaid_lays_the_thames_over_the_guides(calibration: Calibration) -> None:
+    # The guide of 4,5-4,6 across the band: printed over it (`print`), its dashes are lighter than
+    # the band in red; under it (`overlaid`, the band semi-transparent), darker in every channel.
+    def across(style: str) -> tuple[np.ndarray, np.ndarray]:
+        sheet = render_blank(calibration, style, 4.0)
+        px = [sheet.sheet_to_px(*calibration.sheet.lattice_to_sheet(4, t)) for t in np.linspace(5.3, 5.6, 25)]
+        guide = np.array([sheet.image[round(y), round(x)] for x, y in px], int)
+        u, v = calibration.sheet.lattice_to_sheet(4.25, 5.45)
+        x, y = sheet.sheet_to_px(u, v)
+        return guide, sheet.image[round(y), round(x)].astype(int)
+
+    guide, band = across("print")
+    assert (guide[:, 0] > band[0] + 30).any()
+    guide, under = across("overlaid")
+    assert (under == band).all()
+    assert (guide <= under).all() and (guide < under - 20).all(axis=1).any()
+
+
 def test_blank_sheets_are_cached_and_read_only(calibration: Calibration) -> None:
     a = render_blank(calibration, "print", 1.0)
     assert render_blank(calibration, "print", 1.0) is a

@@ -265,9 +265,12 @@ def _lattice(cal: Calibration, x: float, y: float) -> tuple[float, float]:
 
 def _draw_map(cv: _Canvas, cal: Calibration, st: SheetStyle) -> None:
     mx, my, mw, mh = cal.sheet.map_box
-    _draw_river(cv, cal, st)
+    if not st.river_over_guides:
+        _draw_river(cv, cal, st)
     _draw_borders(cv, cal, st)
     _draw_guides(cv, cal, st)
+    if st.river_over_guides:
+        _draw_river(cv, cal, st)
     r = cal.sheet.station_radius
     for s in cal.map.stations:
         c = _lattice(cal, *s.point)

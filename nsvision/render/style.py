@@ -77,6 +77,9 @@ class SheetStyle:
     """The lit windows of the header's skyline."""
     clock_rgb: RGB = (250, 240, 200)
     """The clock face on the header's tower."""
+    river_over_guides: bool = False
+    """The river band printed over the guides and borders (which then show through it, darkened by
+    it, as far as it is transparent) instead of under them."""
 
     def departure_colour(self, colour: Colour) -> RGB:
         return self.departure_rgb[LINE_COLOURS.index(colour)]
@@ -212,7 +215,12 @@ MONO = monochrome(PRINT, "mono")
 """The real print's layout from a black-and-white printer or a photocopier, as many players print
 their sheets at home: grey discs, a grey Thames, grey borders. Never used to tune the reader."""
 
-STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM, SLATE, MONO)}
+OVERLAID = dataclasses.replace(PRINT, name="overlaid", river_over_guides=True)
+"""The real print's colours with its semi-transparent Thames laid over the guides, not under them:
+the guides' dashes show through the band darker than it. Which way the real sheet lays them is not
+known here; never used to tune the reader."""
+
+STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM, SLATE, MONO, OVERLAID)}
 """The known styles by name; ``"print"`` is the default."""
 
 
