@@ -21,6 +21,8 @@ shown to change no reading at all.
     python3 bench/reread.py compare accuracy --seed 72000 --errors  # ... and the sheets read wrong by
                                                          # where the error lies (in doubt, or sure)
     python3 bench/reread.py store unseen --seed 76000 --count 90   # 90 random prints drawn afresh
+    python3 bench/reread.py store unseen-overlaid --seed 87000 --count 90   # ... their Thames printed
+                                                         # over the guides (styles overlaid-N)
     python3 bench/reread.py compare accuracy --against other.pkl   # the same set measured by a changed
                                                                  # reader (kept with store --file)
     python3 bench/reread.py compare accuracy --seed 42000 --set rebuild.FAINT_END_SHARE=0.5
@@ -80,11 +82,12 @@ from nsvision.calibration import Calibration, load_calibration
 from nsvision.game.board import Section
 from nsvision.pipeline import SheetReport, SheetResult, analyze_file, decide
 from nsvision.render.sample import Sample, write_sample
+from nsvision.render.style import OVERLAID_PREFIX, UNSEEN_PREFIX
 from nsvision.vision import doubt_model
 from nsvision.vision.marks import judge_marks
 from nsvision.vision.rebuild import SectionReading
 
-SETS = ("accuracy", "sharpened", "unseen", "mono", "slate", "overlaid", "robustness", "twice")
+SETS = ("accuracy", "sharpened", "unseen", "unseen-overlaid", "mono", "slate", "overlaid", "robustness", "twice")
 TWICE = 40, 60_000
 """The ``twice`` set: its size and first seed. Photos of both styles across the strength sweep, each
 breaking ``drawn_twice`` (the accuracy set has four such sheets, too few to judge that rule by)."""
@@ -105,8 +108,9 @@ def cases(name: str, seed: int | None = None, count: int | None = None) -> list[
             *robustness.photos(robustness.COUNT, accuracy.SEED),
             *robustness.scans(robustness.SCAN_COUNT, accuracy.SEED),
         ]
-    if name == "unseen":
-        return unseen.plan(count or unseen.COUNT, unseen.SEED if seed is None else seed)
+    if name in ("unseen", "unseen-overlaid"):
+        prefix = UNSEEN_PREFIX if name == "unseen" else OVERLAID_PREFIX
+        return unseen.plan(count or unseen.COUNT, unseen.SEED if seed is None else seed, prefix=prefix)
     if name == "twice":
         size, first = TWICE
         styles = ("print", "cream")
@@ -559,10 +563,12 @@ def main(argv: list[str] | None = None) -> int:
         "--seed",
         type=int,
         nargs="+",
-        help="accuracy, unseen: the plan from another first seed (kept in measured-SET-SEED.pkl); "
+        help="accuracy, unseen, unseen-overlaid: the plan from another first seed (kept in measured-SET-SEED.pkl); "
         "compare takes several, each compared in turn",
     )
-    ap.add_argument("--count", type=int, help=f"unseen: how many prints to store (default {unseen.COUNT})")
+    ap.add_argument(
+        "--count", type=int, help=f"unseen, unseen-overlaid: how many prints to store (default {unseen.COUNT})"
+    )
     ap.add_argument(
         "--against", type=Path, help="compare: the same set stored by a changed reader (store --file), read against it"
     )
@@ -601,11 +607,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     seeds: list[int | None] = list(args.seed) if args.seed else [None]
-    if args.seed is not None and args.set not in ("accuracy", "unseen"):
+    if args.seed is not None and args.set not in ("accuracy", "unseen", "unseen-overlaid"):
         ap.error("--seed is for the accuracy and unseen sets only")
     if len(seeds) > 1 and (args.action != "compare" or args.file is not None or args.against is not None):
         ap.error("several seeds are for compare, without --file or --against")
-    if args.count is not None and (args.set != "unseen" or args.action != "store" or args.count < 1):
+    if args.count is not None and (not args.set.startswith("unseen") or args.action != "store" or args.count < 1):
         ap.error("--count is a positive number of unseen prints to store")
     if args.against is not None and (args.action != "compare" or not args.against.exists()):
         ap.error("--against names a stored file of the same set, for compare")

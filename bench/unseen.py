@@ -29,13 +29,13 @@ COUNT, SEED = 60, 9000
 """The README's set: its size and first seed."""
 
 
-def plan(count: int, seed: int, style: str | None = None) -> list[Case]:
-    """Two photos for every scan, over the strength sweep; style ``unseen-<i>`` for sheet ``i``, or
-    ``style`` for every sheet when one is named."""
+def plan(count: int, seed: int, style: str | None = None, prefix: str = UNSEEN_PREFIX) -> list[Case]:
+    """Two photos for every scan, over the strength sweep; style ``unseen-<i>`` for sheet ``i`` (or
+    ``overlaid-<i>``: ``prefix``), or ``style`` for every sheet when one is named."""
     cases = []
     for i in range(count):
         mode = "scan" if i % 3 == 2 else "photo"
-        look = style or f"{UNSEEN_PREFIX}{seed + i}"
+        look = style or f"{prefix}{seed + i}"
         cases.append(Case(seed + i, mode, look, round((i * 0.37) % 1.0, 3), None))
     return cases
 

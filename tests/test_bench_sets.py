@@ -33,7 +33,7 @@ from nsvision.game.board import LINE_COLOURS, GameMap, parse_section_name, parse
 from nsvision.game.network import Network  # noqa: E402
 from nsvision.render.pencil import PENCIL_RGB  # noqa: E402
 from nsvision.render.sample import Sample, make_sample  # noqa: E402
-from nsvision.render.style import UNSEEN_PREFIX, get_style  # noqa: E402
+from nsvision.render.style import OVERLAID_PREFIX, UNSEEN_PREFIX, get_style  # noqa: E402
 from nsvision.vision import detect  # noqa: E402
 
 PITCH = 40
@@ -243,6 +243,10 @@ def test_every_fresh_print_is_a_style_of_its_own() -> None:
     assert get_style(cases[0].style) == get_style(cases[0].style)
     assert get_style(cases[0].style) != get_style(cases[1].style)
     assert {c.style for c in unseen.plan(6, 76000, "mono")} == {"mono"}
+    # The same plan, each print with its Thames laid over the guides.
+    over = unseen.plan(90, 76000, prefix=OVERLAID_PREFIX)
+    assert [c.style for c in over] == [c.style.replace(UNSEEN_PREFIX, OVERLAID_PREFIX) for c in cases]
+    assert [(c.seed, c.mode, c.strength) for c in over] == [(c.seed, c.mode, c.strength) for c in cases]
 
 
 def test_the_robustness_scans_span_the_accuracy_sets_scans() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -511,6 +512,11 @@ def test_unseen_styles_are_random_prints_on_the_same_geometry(calibration: Calib
         assert _ring_contrast(value, sheet.sheet_to_px(u, v), calibration.sheet.station_radius * 1.5) < 0.5
     sample = make_sample(calibration, 5, mode="clean", style="unseen-12", px_per_unit=0.75)
     assert sample.expected["style"] == "unseen-12"
+    # "overlaid-<n>" is the same print with its river laid over the guides.
+    over = get_style("overlaid-12")
+    assert over.river_over_guides and not random_style(12).river_over_guides
+    assert dataclasses.replace(over, name="unseen-12", river_over_guides=False) == random_style(12)
+    assert not np.array_equal(render_blank(calibration, over, 1.5).image, sheet.image)
 
 
 def test_bad_arguments_name_themselves(calibration: Calibration, tmp_path: Path) -> None:

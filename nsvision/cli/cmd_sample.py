@@ -12,7 +12,7 @@ from nsvision.cli.app import app, guarded, out_console
 from nsvision.errors import InputError
 from nsvision.render.pencil import HANDS, PENCIL_SETS
 from nsvision.render.sample import FORMATS, MODES, make_sample, write_sample
-from nsvision.render.style import STYLES, UNSEEN_PREFIX, get_style
+from nsvision.render.style import OVERLAID_PREFIX, STYLES, UNSEEN_PREFIX, get_style
 
 _CLI_MODES = (*MODES, "blank")
 
@@ -97,7 +97,8 @@ def sample(
         str,
         typer.Option(
             "--style",
-            help=f"Sheet style: {', '.join(STYLES)}, or {UNSEEN_PREFIX}N (a random unseen print).",
+            help=f"Sheet style: {', '.join(STYLES)}, {UNSEEN_PREFIX}N (a random unseen print), or "
+            f"{OVERLAID_PREFIX}N (the same with its Thames printed over the guides).",
         ),
     ] = "print",
     strength: Annotated[

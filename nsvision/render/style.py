@@ -225,21 +225,28 @@ STYLES: dict[str, SheetStyle] = {s.name: s for s in (PRINT, CREAM, SLATE, MONO, 
 
 
 def get_style(style: str | SheetStyle) -> SheetStyle:
-    """A style by name (or the style itself); ``"unseen-<n>"`` is ``random_style(n)``.
-    ``KeyError`` names the known styles."""
+    """A style by name (or the style itself); ``"unseen-<n>"`` is ``random_style(n)``, and
+    ``"overlaid-<n>"`` the same print with its river laid over the guides. ``KeyError`` names the
+    known styles."""
     if isinstance(style, SheetStyle):
         return style
     if style.startswith(UNSEEN_PREFIX) and style[len(UNSEEN_PREFIX) :].isdigit():
         return random_style(int(style[len(UNSEEN_PREFIX) :]))
+    if style.startswith(OVERLAID_PREFIX) and style[len(OVERLAID_PREFIX) :].isdigit():
+        seed = int(style[len(OVERLAID_PREFIX) :])
+        return dataclasses.replace(random_style(seed), name=style, river_over_guides=True)
     try:
         return STYLES[style]
     except KeyError:
-        known = ", ".join([*STYLES, UNSEEN_PREFIX + "<n>"])
+        known = ", ".join([*STYLES, UNSEEN_PREFIX + "<n>", OVERLAID_PREFIX + "<n>"])
         raise KeyError(f"unknown sheet style {style!r}; expected one of {known}") from None
 
 
 UNSEEN_PREFIX = "unseen-"
 """Names of the random prints of ``random_style``: ``unseen-0``, ``unseen-1``, ..."""
+OVERLAID_PREFIX = "overlaid-"
+"""Names of the same random prints with the river laid over the guides (``river_over_guides``), as
+on a sheet whose semi-transparent Thames is printed over them: ``overlaid-0``, ``overlaid-1``, ..."""
 
 
 def random_style(seed: int) -> SheetStyle:
