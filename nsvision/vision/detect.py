@@ -147,6 +147,9 @@ class Straightened:
     clipped: np.ndarray | None = None
     """(H, W) bool: paper the camera clipped in some channel but not in all, where a grey guide loses
     the clipped channels and looks coloured (see ``_zone_levels``)."""
+    paper_side: np.ndarray | None = None
+    """(H, W, 3) float32: ``density`` with the guides' strips beside the Thames band painted from
+    the paper around them alone (``paper_side_density``); ``None`` where no band was found."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -248,11 +251,16 @@ def straighten(
     edge_px = 2 * BAND_EDGE_REACH + 1
     band_edge = cv2.dilate((strips & ~plain & ~centre).astype(np.uint8), np.ones((edge_px, edge_px), np.uint8))
     wide = np.maximum(wide, (strips & ~(plain & ~band_edge.astype(bool))).astype(np.uint8))
-    background = broad_background(cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA), ppp)
-    density = remove_symbol_halos(stroke_density(canon, background), game_map, ppp)
+    painted = cv2.inpaint(canon, wide, 3, cv2.INPAINT_TELEA)
+    background = broad_background(painted, ppp)
+    raw = stroke_density(canon, background)
+    density = remove_symbol_halos(raw, game_map, ppp)
     banks = river_banks(density, game_map, ppp, river)
     ignore = dark | banks | borders | outside
     band, band_density = thames_band(background, river, ppp)
+    paper_side = paper_side_density(
+        canon, painted, raw, density, wide.astype(bool) & strips, band | dark | wide.astype(bool), band, ppp
+    )
     # The band's mask is widened to take in its blurred edge, and so takes in some paper beyond it:
     # a guide there, measured as over the band, keeps the grey the band's level does not explain (a
     # clean scan flagged faint pencil where a crossing leaves the band). Plain paper, with the marks
@@ -278,6 +286,7 @@ def straighten(
         outside,
         unsure,
         (channel_max(background) >= CLIPPED) & not_white,
+        paper_side,
     )
 
 
@@ -285,6 +294,59 @@ HIDDEN_DARK = 0.2
 """Share of the paper's brightness (its 90th percentile, brightest channel) under which a surround
 cannot be lit paper: the deepest shadow of a hand or a phone in a vignetted corner of the
 benchmark's photos leaves 27 % of it, a dark pen about 15 %."""
+
+
+PAPER_SIDE_SHARE = 0.15
+"""Least share of the window (``2 * median_size + 1`` square) that must be paper (neither the band nor
+masked print) for a guide's strip beside the band to be painted from it."""
+
+
+def paper_side_density(
+    canon: np.ndarray,
+    painted: np.ndarray,
+    raw: np.ndarray,
+    density: np.ndarray,
+    strips: np.ndarray,
+    masked: np.ndarray,
+    band: np.ndarray,
+    ppp: int,
+) -> np.ndarray | None:
+    """``density`` where the guides' strips on the paper within a median's width of the Thames band
+    (``strips``, painted over before the surround's median, ``straighten``) are painted from the
+    paper around them alone (the mean of what ``masked`` leaves, beyond the band), and the median
+    taken again there (``raw``: the thin marks before ``remove_symbol_halos``, whose halos stay
+    taken away). Painted from the strip's ends, they take the band's colour and a ring's where the
+    band passes close to a station: the surround under a grey guide there was 20 to 33 levels darker
+    in red than the paper, and the guide read as faint pencil of no print's hue. ``None`` when there
+    is nothing to paint."""
+    k = median_size(ppp)
+    near = cv2.dilate(band.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool)
+    side = strips & near & ~band
+    if not side.any():
+        return None
+    h, w = canon.shape[:2]
+    ys, xs = np.nonzero(side)
+    # Only around what may be painted: the paper it is painted from, and the median's reach after.
+    y0, y1, x0, x1 = (
+        max(0, ys.min() - 2 * k),
+        min(h, ys.max() + 2 * k + 1),
+        max(0, xs.min() - 2 * k),
+        min(w, xs.max() + 2 * k + 1),
+    )
+    box = (slice(y0, y1), slice(x0, x1))
+    size = (2 * k + 1, 2 * k + 1)
+    paper = (~masked[box]).astype(np.float32)
+    weight = cv2.boxFilter(paper, -1, size, normalize=False)
+    use = side[box] & (weight >= PAPER_SIDE_SHARE * size[0] * size[1])
+    if not use.any():
+        return None
+    total = cv2.boxFilter(painted[box].astype(np.float32) * paper[..., None], -1, size, normalize=False)
+    repainted = painted[box].copy()
+    repainted[use] = np.clip(total[use] / weight[use][:, None] + 0.5, 0, 255).astype(np.uint8)
+    again = stroke_density(canon[box], broad_background(repainted, ppp))
+    out = density.copy()
+    out[box] += again - raw[box]
+    return out
 
 
 def dark_surround(background: np.ndarray) -> np.ndarray:
@@ -747,6 +809,9 @@ class _Profiles:
     """Per sample whose search across the section lies wholly deep in a Thames band whose blank
     guide is not lighter than the band (``_band_guide``): the chroma density of what that guide
     does not explain; NaN elsewhere. ``None`` on other prints."""
+    paper_edge: dict[Section, np.ndarray] | None = None
+    """Per sample at the band's edge (``band_edge``): the mark as ``delta`` measures it there, against
+    the surround of ``Straightened.paper_side``; NaN elsewhere. ``None`` where that is not known."""
 
 
 def _sample_positions(
@@ -794,6 +859,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     xs, ys = np.concatenate(coords_x), np.concatenate(coords_y)
     sampled = _sample(straight.density, xs, ys)
     blank = _sample(straight.print_density, xs, ys) if straight.print_density is not None else None
+    beside_band = _sample(straight.paper_side, xs, ys) if straight.paper_side is not None else None
     lost = _sample(straight.clip_extra, xs, ys) if straight.clip_extra is not None else None
     shifts: dict[Section, np.ndarray] = {}
     ignored = _sample_mask(straight.ignore, xs, ys)
@@ -816,6 +882,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     band_edge: dict[Section, np.ndarray] = {}
     greys: dict[Section, np.ndarray] = {}
     under_dark: dict[Section, np.ndarray] = {}
+    paper_edge: dict[Section, np.ndarray] = {}
     # The blank guide on the band, at the section's centre line, no lighter than the band in any
     # channel (by more than ``BRIGHTER``): grey dashes printed on a pale band.
     dark_guide = guide is not None and float(guide[centre].min()) >= BRIGHTER
@@ -844,6 +911,13 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             picked = np.where(river[s][:, None], _chroma(dense), picked)
         deep = inside[here].reshape(n_t, n_off)
         band_edge[s] = river[s] & ~deep[:, centre]
+        if beside_band is not None and band_edge[s].any():
+            # The same densest channels across the section, against the paper's own surround.
+            other = beside_band[here].reshape(n_t, n_off, 3)
+            off = skip | (channel_min(other) < BRIGHTER)
+            dense_p = np.where(off[..., None], 0.0, np.clip(other, 0.0, None)).max(axis=1)
+            edge_marks = _smooth_along(_chroma(dense_p), ~skip[:, centre])
+            paper_edge[s] = np.where(band_edge[s][:, None], edge_marks, np.nan)
         rest = None
         if guide is not None and deep[:, centre].any():
             # What the band's blank guide does not explain, summed across the section (``_band_guide``).
@@ -907,6 +981,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         clipped,
         greys,
         under_dark if dark_guide else None,
+        paper_edge if beside_band is not None else None,
     )
 
 
@@ -1488,6 +1563,12 @@ def measure_sections(
             if edge.any():
                 paper = _explain_print(p.delta[s], np.broadcast_to(zones[s].paper, p.delta[s].shape), dirs)
                 out[s] = np.where(edge[:, None], _lesser(paper, out[s]), out[s])
+        for s, marks in (p.paper_edge or {}).items():
+            # At the band's edge, against a surround of the paper alone: the guide's strip there is
+            # painted over from its ends, which may hold the band or a ring (``paper_side_density``).
+            here = ~np.isnan(marks[:, 0])
+            paper = _explain_print(np.nan_to_num(marks), np.broadcast_to(zones[s].paper, marks.shape), dirs)
+            out[s] = np.where(here[:, None], _lesser(paper, out[s]), out[s])
         for s, rest in (p.under_dark_guide or {}).items():
             # Deep in a band whose guide is darker than the band, what that blank guide explains
             # is print as well (a clean scan's blank 4,5-4,6 was faint pencil along its dashes).
