@@ -149,7 +149,8 @@ class Straightened:
     the clipped channels and looks coloured (see ``_zone_levels``)."""
     paper_side: np.ndarray | None = None
     """(H, W, 3) float32: ``density`` with the guides' strips beside the Thames band painted from
-    the paper around them alone (``paper_side_density``); ``None`` where no band was found."""
+    the paper around them alone (``paper_side_density``), read at the band's edge only; ``None``
+    when there is no such strip to paint."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
