@@ -608,7 +608,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     seeds: list[int | None] = list(args.seed) if args.seed else [None]
     if args.seed is not None and args.set not in ("accuracy", "unseen", "unseen-overlaid"):
-        ap.error("--seed is for the accuracy and unseen sets only")
+        ap.error("--seed is for the accuracy, unseen and unseen-overlaid sets only")
     if len(seeds) > 1 and (args.action != "compare" or args.file is not None or args.against is not None):
         ap.error("several seeds are for compare, without --file or --against")
     if args.count is not None and (not args.set.startswith("unseen") or args.action != "store" or args.count < 1):
