@@ -548,7 +548,7 @@ def test_cli_sample_writes_images_and_expected(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["sample", "--mode", "fax", "--out", str(tmp_path)])
     assert bad.exit_code == 4 and "--mode" in bad.output
     bad = runner.invoke(app, ["sample", "--style", "glossy", "--out", str(tmp_path)])
-    assert bad.exit_code == 4 and "--style" in bad.output and "unseen-N" in bad.output
+    assert bad.exit_code == 4 and "--style" in bad.output and "unseen-N" in bad.output and "overlaid-N" in bad.output
     bad = runner.invoke(app, ["sample", "--pencils", "crayons", "--out", str(tmp_path)])
     assert bad.exit_code == 4 and "--pencils" in bad.output and "discs" in bad.output
     bad = runner.invoke(app, ["sample", "--hand", "shaky", "--out", str(tmp_path)])

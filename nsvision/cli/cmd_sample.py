@@ -49,7 +49,9 @@ def write_samples(
         get_style(style)
     except KeyError:
         raise InputError(
-            "--style", f"unknown value {style!r}", f"use one of {', '.join(STYLES)} or {UNSEEN_PREFIX}N"
+            "--style",
+            f"unknown value {style!r}",
+            f"use one of {', '.join(STYLES)}, {UNSEEN_PREFIX}N or {OVERLAID_PREFIX}N",
         ) from None
     if fmt is not None:
         _check_choice("--format", {"jpeg": "jpg", "tif": "tiff", "heif": "heic"}.get(fmt, fmt), FORMATS)
