@@ -66,6 +66,13 @@ def _assert_exact_or_flagged(report: SheetReport, expected: dict) -> None:
         assert "total" in report.depends_on, "a wrong total must be named as depending on doubtful sections"
 
 
+def _assert_read_exactly(report: SheetReport, expected: dict) -> None:
+    """The total and every section as drawn, nothing in doubt."""
+    assert report.total == expected["total"]
+    assert _read_sections(report) == _true_sections(expected)
+    assert not report.needs_review
+
+
 def _section_recall(report: SheetReport, expected: dict) -> float:
     truth, read = _true_sections(expected), _read_sections(report)
     hit = sum(len(truth[c] & read[c]) for c in LINE_COLOURS)
@@ -596,10 +603,7 @@ def test_a_warm_light_across_the_sheet_tints_its_guides_not_its_pencil(warm_crea
     # that fit as too far from the sheet's median tint, and every guide there read as light pencil:
     # 16 sections in doubt, a total 35 too high.
     sample = warm_cream_photo
-    report = analyze_sheet(sample.pages[0].image, CAL)
-    assert report.total == sample.expected["total"]
-    assert _read_sections(report) == _true_sections(sample.expected)
-    assert not report.needs_review
+    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
 
 
 def test_an_overexposed_photo_of_a_small_tilted_map_is_found() -> None:
@@ -632,10 +636,7 @@ def test_a_guide_between_a_ring_and_the_thames_band_is_not_pencil(seed: int, str
     # before the surround's median, took the band's and the ring's colour, and the guide read as
     # faint pencil on a fifth of the section (both scans flagged for it alone).
     sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
-    report = analyze_sheet(sample.pages[0].image, CAL)
-    assert report.total == sample.expected["total"]
-    assert _read_sections(report) == _true_sections(sample.expected)
-    assert not report.needs_review
+    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
 
 
 @pytest.mark.parametrize(("seed", "mode", "strength"), [(9005, "scan", 0.85), (9013, "photo", 0.81)])
@@ -644,10 +645,7 @@ def test_guides_seen_through_the_thames_band_are_print(seed: int, mode: str, str
     # through the band darker than it, on every crossing. Blank crossings stay blank, drawn ones
     # keep their pencil, and nothing is left in doubt.
     sample = make_sample(CAL, seed, mode=mode, style="overlaid", strength=strength)
-    report = analyze_sheet(sample.pages[0].image, CAL)
-    assert report.total == sample.expected["total"]
-    assert _read_sections(report) == _true_sections(sample.expected)
-    assert not report.needs_review
+    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
 
 
 @pytest.mark.parametrize(("seed", "mode", "strength"), [(9002, "scan", 0.74), (9013, "photo", 0.81)])

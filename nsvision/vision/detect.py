@@ -908,15 +908,13 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             # Over the Thames a guide printed on the band is lighter than the band, mostly in the
             # channels the band absorbs: pencil over the guide loses that part of its colour, pencil
             # beside it keeps it. Across the stroke, each channel's densest sample is the pencil's.
-            dense = np.where((skip | lighter)[..., None], 0.0, np.clip(block, 0.0, None)).max(axis=1)
+            dense = _densest_channels(block, skip)
             picked = np.where(river[s][:, None], _chroma(dense), picked)
         deep = inside[here].reshape(n_t, n_off)
         band_edge[s] = river[s] & ~deep[:, centre]
         if beside_band is not None and band_edge[s].any():
             # The same densest channels across the section, against the paper's own surround.
-            other = beside_band[here].reshape(n_t, n_off, 3)
-            off = skip | (channel_min(other) < BRIGHTER)
-            dense_p = np.where(off[..., None], 0.0, np.clip(other, 0.0, None)).max(axis=1)
+            dense_p = _densest_channels(beside_band[here].reshape(n_t, n_off, 3), skip)
             edge_marks = _smooth_along(_chroma(dense_p), ~skip[:, centre])
             paper_edge[s] = np.where(band_edge[s][:, None], edge_marks, np.nan)
         rest = None
@@ -984,6 +982,14 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         under_dark if dark_guide else None,
         paper_edge if beside_band is not None else None,
     )
+
+
+def _densest_channels(block: np.ndarray, skip: np.ndarray) -> np.ndarray:
+    """Per sampled position ((n, offsets, 3) ``block``), each channel's densest value across the
+    section, leaving out masked offsets (``skip``) and those lighter than their surround in some
+    channel (``BRIGHTER``)."""
+    off = skip | (channel_min(block) < BRIGHTER)
+    return np.where(off[..., None], 0.0, np.clip(block, 0.0, None)).max(axis=1)
 
 
 BESIDE_REACH = 0.15
