@@ -8,9 +8,11 @@ from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS, Section
 from nsvision.vision.detect import (
     PX_PER_PITCH,
+    _chroma,
     _colour_without_print,
     _evidence_one,
     _hidden_shares,
+    _partial_guide_added,
     _print_levels,
     _Profiles,
     _zone_levels,
@@ -295,3 +297,26 @@ def test_a_light_stroke_over_a_tinted_guide_keeps_its_own_colour() -> None:
 def test_purple_and_green_pencils_carry_the_most_grey() -> None:
     grey = dict(zip(LINE_COLOURS, pencil_grey(), strict=True))
     assert grey["purple"] > grey["green"] > grey["blue"] > grey["pink"] > 0.0
+
+
+def test_where_part_of_the_bands_guide_is_missing_the_band_is_no_mark() -> None:
+    """A blank guide on a blue band (`unseen` 79011: lighter than the band in red and green, denser
+    in blue), summed across a section: where a dash ends only part of it is printed, and the guide
+    taken away whole leaves the band's own colour, which is a blue pencil's. Pencil never makes a
+    channel lighter, so the missing part is the guide's; a stroke, on the dash or in its gap, stays."""
+    guide = np.array([[-0.241, -0.089, 0.071]])
+    gap = -0.7 * guide  # seven tenths of the guide missing
+    assert float(_chroma(gap)[0] @ pencil_hues()["blue"]) > 0.9 * float(np.linalg.norm(_chroma(gap)))
+    assert np.allclose(_partial_guide_added(gap, guide), 0.0)
+    stroke = _od((40, 90, 200), 0.6)[None, :]  # blue pencil
+    assert np.allclose(_partial_guide_added(stroke, guide), stroke)  # on the whole guide
+    in_gap = _partial_guide_added(stroke + gap, guide)
+    blue = pencil_hues()["blue"]
+    assert float(_chroma(in_gap)[0] @ blue) >= float(_chroma(stroke)[0] @ blue)  # in the gap: no less
+    # A deficit where the guide is denser, not matched by the band's colour where it is lighter, is
+    # the guide's blur or place on this sheet: a faint green stroke there keeps its marks.
+    shifted = np.array([[0.03, -0.013, -0.063]])
+    assert np.allclose(_partial_guide_added(shifted, guide), shifted)
+    # A guide lighter than the band in every channel tells nothing of how much of it is missing.
+    light = np.array([[-0.2, -0.1, -0.05]])
+    assert np.allclose(_partial_guide_added(-0.5 * light, light), -0.5 * light)

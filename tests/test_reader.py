@@ -639,6 +639,15 @@ def test_a_guide_between_a_ring_and_the_thames_band_is_not_pencil(seed: int, str
     _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
 
 
+@pytest.mark.parametrize(("seed", "strength"), [(79011, 0.07), (81011, 0.07)])
+def test_the_band_seen_where_its_light_guide_dash_ends_is_not_pencil(seed: int, strength: float) -> None:
+    # A guide printed lighter than the band: where a dash ends, or between two dashes, only part of
+    # it is there, and the whole guide taken away leaves the band's own colour (a blue pencil's on
+    # 79011's blue band). Both scans were flagged for a blank crossing (4,5-4,6; 2,3-2,4) alone.
+    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
+    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+
+
 @pytest.mark.parametrize(("seed", "mode", "strength"), [(9005, "scan", 0.85), (9013, "photo", 0.81)])
 def test_guides_seen_through_the_thames_band_are_print(seed: int, mode: str, strength: float) -> None:
     # The print's semi-transparent Thames laid over the guides (`overlaid`): their dashes show

@@ -813,6 +813,10 @@ class _Profiles:
     paper_edge: dict[Section, np.ndarray] | None = None
     """Per sample at the band's edge (``band_edge``): the mark as ``delta`` measures it there, against
     the surround of ``Straightened.paper_side``; NaN elsewhere. ``None`` where that is not known."""
+    partial_guide: dict[Section, np.ndarray] | None = None
+    """Per section whose search across it, deep in the Thames band, sees the band's light guide
+    somewhere: ``delta`` with the part of the guide missing at those samples (a dash's end, a gap)
+    added back before the mark is taken (``_partial_guide_added``)."""
 
 
 def _sample_positions(
@@ -884,6 +888,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     greys: dict[Section, np.ndarray] = {}
     under_dark: dict[Section, np.ndarray] = {}
     paper_edge: dict[Section, np.ndarray] = {}
+    partial_guide: dict[Section, np.ndarray] = {}
     # The blank guide on the band, at the section's centre line, no lighter than the band in any
     # channel (by more than ``BRIGHTER``): grey dashes printed on a pale band.
     dark_guide = guide is not None and float(guide[centre].min()) >= BRIGHTER
@@ -917,7 +922,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             dense_p = _densest_channels(beside_band[here].reshape(n_t, n_off, 3), skip)
             edge_marks = _smooth_along(_chroma(dense_p), ~skip[:, centre])
             paper_edge[s] = np.where(band_edge[s][:, None], edge_marks, np.nan)
-        rest = None
+        rest = partial = None
         if guide is not None and deep[:, centre].any():
             # What the band's blank guide does not explain, summed across the section (``_band_guide``).
             rest = np.where(deep[..., None], block - guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
@@ -926,8 +931,14 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             # explain (left out as lighter, the stroke there went unseen). Not where some channel is
             # lighter than even the blank guide: another guide crosses this one there.
             on_guide = (lighter & ~skip).any(axis=1) & deep.all(axis=1)
-            unexplained = np.where((rest.min(axis=1) < BRIGHTER)[:, None], 0.0, np.clip(rest, 0.0, None))
+            crossed = (rest.min(axis=1) < BRIGHTER)[:, None]
+            unexplained = np.where(crossed, 0.0, np.clip(rest, 0.0, None))
             picked = np.where(on_guide[:, None], _chroma(unexplained), picked)
+            if on_guide.any():
+                # The same with the part of the guide missing at a dash's end added back.
+                whole = np.where(deep[..., None], guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
+                fuller = np.where(crossed, 0.0, np.clip(_partial_guide_added(rest, whole), 0.0, None))
+                partial = np.where(on_guide[:, None], _chroma(fuller), picked)
         if lost is not None:
             raw = np.clip(block[np.arange(n_t), pick], 0.0, None)
             more = lost[here].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
@@ -939,6 +950,8 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             printed[s] = _smooth_along(under[np.arange(n_t), pick], ~skip[:, centre])
         ok = ~skip[:, centre]
         out[s] = _smooth_along(picked, ok)
+        if partial is not None:
+            partial_guide[s] = _smooth_along(partial, ok)
         valid[s] = ok
         at_pick = np.clip(block[np.arange(n_t), pick], 0.0, None)
         densest = np.where(skip[np.arange(n_t), pick], 0.0, channel_min(at_pick))
@@ -981,7 +994,32 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         greys,
         under_dark if dark_guide else None,
         paper_edge if beside_band is not None else None,
+        partial_guide,
     )
+
+
+PARTIAL_GUIDE_MIN = 0.02
+"""Least density (summed across a section, as ``_band_guide``'s rest) by which the band's blank
+guide differs from the band in a channel for that channel to tell how much of the guide is missing."""
+
+
+def _partial_guide_added(rest: np.ndarray, guide: np.ndarray) -> np.ndarray:
+    """``rest`` (what the band's blank guide ``guide`` does not explain, per sample, both summed across
+    the section) with the part of the guide missing there added back.
+
+    At a dash's end, or in a gap between two dashes, only part of the guide is printed: taken away
+    whole, the guide leaves the band's own colour, a mark. Pencil adds density in every channel, so
+    where the blank guide is denser than the band in some channel and ``rest`` is lighter there, that
+    much of the guide is missing, not pencil: that share (the largest over those channels) is added
+    back, and what pencil is there stays. No more than the channels in which the guide is lighter
+    than the band show in excess: a missing guide leaves the band in all of them, and where they do
+    not show it the deficit is the guide's blur or place on this sheet, not a dash's end."""
+    darker = guide >= PARTIAL_GUIDE_MIN
+    lighter = guide <= -PARTIAL_GUIDE_MIN
+    share = -rest / np.where(darker | lighter, guide, 1.0)  # of the guide missing, as each channel tells
+    missing = np.where(darker, share, 0.0).max(axis=1)
+    shown = np.where(lighter, share, np.inf).min(axis=1)
+    return rest + np.clip(np.minimum(missing, shown), 0.0, 1.0)[:, None] * guide
 
 
 def _densest_channels(block: np.ndarray, skip: np.ndarray) -> np.ndarray:
@@ -1561,7 +1599,7 @@ def measure_sections(
     # as scanned or photographed on another day: a mark either explains is print.
     zones = _zone_levels(profiles)
 
-    def cleaned_of(p: _Profiles, levels: dict[Section, np.ndarray]) -> dict[Section, np.ndarray]:
+    def cleaned_of(p: _Profiles, levels: dict[Section, np.ndarray], partial: bool = True) -> dict[Section, np.ndarray]:
         out = {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
         # At the band's edge the guide printed on the paper beside it may be what is seen: what the
         # paper's print explains there is print as well (else a blank guide leaving the band reads as
@@ -1581,6 +1619,9 @@ def measure_sections(
             # is print as well (a clean scan's blank 4,5-4,6 was faint pencil along its dashes).
             here = ~np.isnan(rest[:, 0])
             out[s] = np.where(here[:, None], _lesser(np.nan_to_num(rest), out[s]), out[s])
+        for s, marks in (p.partial_guide or {}).items() if partial else ():
+            # On the band's light guide, where part of it is missing: the band seen there is print.
+            out[s] = _lesser(_explain_print(marks, levels[s], dirs), out[s])
         if p.printed is not None:
             # The blank alone took a guide under this picture's light (bluish in a shadow, pinkish
             # in a warm corner) for light pencil, whole lines of it.
@@ -1606,7 +1647,10 @@ def measure_sections(
         own_grey = stroke_grey[np.argmax(mark @ dirs.T, axis=1)] * np.linalg.norm(mark, axis=1)
         return _colour_without_print(p.delta[s], p.grey[s] - own_grey, level, guide_grey)
 
-    noise = _noise_level(cleaned, profiles)
+    # The sheet's noise, which sets the stroke threshold, as the print's marks were before the
+    # guide's missing parts were added back on the band (``_Profiles.partial_guide``): fewer marks
+    # there lowered it, and blank sections elsewhere crossed it.
+    noise = _noise_level(cleaned_of(profiles, levels, partial=False), profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
     def measure_in(
