@@ -1647,9 +1647,10 @@ def measure_sections(
         own_grey = stroke_grey[np.argmax(mark @ dirs.T, axis=1)] * np.linalg.norm(mark, axis=1)
         return _colour_without_print(p.delta[s], p.grey[s] - own_grey, level, guide_grey)
 
-    # The sheet's noise, which sets the stroke threshold, as the print's marks were before the
-    # guide's missing parts were added back on the band (``_Profiles.partial_guide``): fewer marks
-    # there lowered it, and blank sections elsewhere crossed it.
+    # The sheet's noise, which sets the stroke threshold for every section, taken without the band's
+    # light guide added back where part of it is missing (``_Profiles.partial_guide``): the marks that
+    # takes away on a few crossings lowered it, and blank sections elsewhere crossed it (`print`
+    # photos 1023 and 230010 of the accuracy bench).
     noise = _noise_level(cleaned_of(profiles, levels, partial=False), profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
