@@ -1599,7 +1599,7 @@ def measure_sections(
     # as scanned or photographed on another day: a mark either explains is print.
     zones = _zone_levels(profiles)
 
-    def cleaned_of(p: _Profiles, levels: dict[Section, np.ndarray], partial: bool = True) -> dict[Section, np.ndarray]:
+    def cleaned_of(p: _Profiles, levels: dict[Section, np.ndarray]) -> dict[Section, np.ndarray]:
         out = {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
         # At the band's edge the guide printed on the paper beside it may be what is seen: what the
         # paper's print explains there is print as well (else a blank guide leaving the band reads as
@@ -1619,17 +1619,31 @@ def measure_sections(
             # is print as well (a clean scan's blank 4,5-4,6 was faint pencil along its dashes).
             here = ~np.isnan(rest[:, 0])
             out[s] = np.where(here[:, None], _lesser(np.nan_to_num(rest), out[s]), out[s])
-        for s, marks in (p.partial_guide or {}).items() if partial else ():
-            # On the band's light guide, where part of it is missing: the band seen there is print.
-            out[s] = _lesser(_explain_print(marks, levels[s], dirs), out[s])
         if p.printed is not None:
             # The blank alone took a guide under this picture's light (bluish in a shadow, pinkish
             # in a warm corner) for light pencil, whole lines of it.
             out = {s: _lesser(_explain_print(p.delta[s], p.printed[s], dirs), m) for s, m in out.items()}
         return out
 
+    def less_missing_guide(
+        p: _Profiles, cleaned: dict[Section, np.ndarray], levels: dict[Section, np.ndarray]
+    ) -> dict[Section, np.ndarray]:
+        """``cleaned`` (``cleaned_of``) where, on the band's light guide, part of it is missing: the band
+        seen there is print as well (``_Profiles.partial_guide``)."""
+        out = dict(cleaned)
+        for s, marks in (p.partial_guide or {}).items():
+            out[s] = _lesser(_explain_print(marks, levels[s], dirs), cleaned[s])
+        return out
+
     levels, near_levels = _print_levels(profiles, zones), _print_levels(near, zones)
     cleaned, near_cleaned = cleaned_of(profiles, levels), cleaned_of(near, near_levels)
+    # The sheet's noise, which sets the stroke threshold for every section, taken before the band's
+    # light guide is added back where part of it is missing: the marks that takes away on a few
+    # crossings lowered it, and blank sections elsewhere crossed it (`print` photos 1023 and 230010
+    # of the accuracy bench).
+    noise = _noise_level(cleaned, profiles)
+    cleaned = less_missing_guide(profiles, cleaned, levels)
+    near_cleaned = less_missing_guide(near, near_cleaned, near_levels)
     # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped
     # paper, the print's level there at each section (the clipped paper's median, taken away as
     # density under a light pink stroke beside nearly grey guides, left it purple).
@@ -1647,11 +1661,6 @@ def measure_sections(
         own_grey = stroke_grey[np.argmax(mark @ dirs.T, axis=1)] * np.linalg.norm(mark, axis=1)
         return _colour_without_print(p.delta[s], p.grey[s] - own_grey, level, guide_grey)
 
-    # The sheet's noise, which sets the stroke threshold for every section, taken without the band's
-    # light guide added back where part of it is missing (``_Profiles.partial_guide``): the marks that
-    # takes away on a few crossings lowered it, and blank sections elsewhere crossed it (`print`
-    # photos 1023 and 230010 of the accuracy bench).
-    noise = _noise_level(cleaned_of(profiles, levels, partial=False), profiles)
     stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
 
     def measure_in(
