@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS, Section
 from nsvision.vision.detect import (
+    MARGIN,
     PX_PER_PITCH,
     _chroma,
     _colour_without_print,
@@ -17,11 +19,13 @@ from nsvision.vision.detect import (
     _Profiles,
     _zone_levels,
     broad_background,
+    canonical_size,
     clipped_loss,
     coloured_surround,
     dark_surround,
     pencil_grey,
     pencil_hues,
+    river_banks,
     stroke_density,
     thames_band,
 )
@@ -320,3 +324,31 @@ def test_where_part_of_the_bands_guide_is_missing_the_band_is_no_mark() -> None:
     # A guide lighter than the band in every channel tells nothing of how much of it is missing.
     light = np.array([[-0.2, -0.1, -0.05]])
     assert np.allclose(_partial_guide_added(-0.5 * light, light), -0.5 * light)
+
+
+def test_a_prints_banks_are_masked_and_the_paper_just_past_them_is_their_fringe() -> None:
+    # Thin lines 0.2 pitch either side of the Thames' centre line, as a print with banks has them.
+    game_map = load_calibration().map
+    w, h = canonical_size(game_map)
+    centre = np.array([((x + MARGIN) * PX_PER_PITCH, (y + MARGIN) * PX_PER_PITCH) for x, y in game_map.thames])
+    band = np.zeros((h, w), np.uint8)
+    cv2.polylines(band, [np.round(centre).astype(np.int32)], False, 1, round(0.4 * PX_PER_PITCH))
+    zone = cv2.dilate(band, np.ones((round(0.2 * PX_PER_PITCH),) * 2, np.uint8)).astype(bool)
+    density = np.zeros((h, w, 3), np.float32)
+    density[cv2.morphologyEx(band, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)).astype(bool)] = 0.4
+    banks, fringe = river_banks(density, game_map, PX_PER_PITCH, zone)
+    # Across the middle of the river's last, horizontal stretch (y = 4.45 on the lattice): the bank
+    # is masked, the paper 6 px past its centre is its fringe, the band's middle and the paper 10 px
+    # past it are neither.
+    x = round((8.0 + MARGIN) * PX_PER_PITCH)
+    y = round((4.45 + MARGIN) * PX_PER_PITCH)
+    bank = round(0.2 * PX_PER_PITCH)
+    for side in (-1, 1):
+        assert banks[y + side * bank, x] and not fringe[y + side * bank, x]
+        assert fringe[y + side * (bank + 6), x] and not banks[y + side * (bank + 6), x]
+        assert not banks[y + side * (bank + 10), x] and not fringe[y + side * (bank + 10), x]
+    assert not banks[y, x] and not fringe[y, x]
+    assert not (banks & fringe).any() and not (fringe & ~zone).any()
+    # A print without banks has neither.
+    none, no_fringe = river_banks(np.zeros_like(density), game_map, PX_PER_PITCH, zone)
+    assert not none.any() and not no_fringe.any()
