@@ -1704,7 +1704,8 @@ def measure_sections(
         # (`unseen` scans 76005, 86080). Where the marks lie mostly there, those positions are not
         # measured; a stroke crossing the bank shows along the rest of the section as well, and
         # keeps them (left out whatever the rest shows, drawn crossings lost a quarter of their
-        # marked share and were put in doubt).
+        # marked share and were put in doubt). A section with no mark either way is measured
+        # without them as well: only its count of positions, and what is taken over them, changes.
         clear = measure_at(p, marks, level, s, use & ~p.bank_edge[s])
         mostly_there = clear.ink <= BANK_EDGE_SHARE * ev.ink and clear.faint <= BANK_EDGE_SHARE * ev.faint
         return clear if mostly_there else ev
