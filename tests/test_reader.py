@@ -649,7 +649,7 @@ def test_the_band_seen_where_its_light_guide_dash_ends_is_not_pencil(seed: int, 
 
 
 @pytest.mark.parametrize(("seed", "strength"), [(76005, 0.85), (86080, 0.6)])
-def test_a_guide_leaving_the_band_under_its_banks_blurred_edge_is_not_pencil(seed: int, strength: float) -> None:
+def test_a_guide_leaving_the_band_just_past_its_bank_is_not_pencil(seed: int, strength: float) -> None:
     # Prints with banks: where a blank guide (1,4-2,3) leaves the band, the surround just past the
     # bank takes some of the bank's and the band's colour, and the guide's first dash there read as
     # a few positions of pencil; with the crossing's middle left out (another line's stroke crosses
