@@ -23,8 +23,10 @@ from nsvision.vision.detect import (
     clipped_loss,
     coloured_surround,
     dark_surround,
+    paper_alone_density,
     pencil_grey,
     pencil_hues,
+    plain_paper,
     river_banks,
     stroke_density,
     thames_band,
@@ -352,3 +354,28 @@ def test_a_prints_banks_are_masked_and_the_paper_just_past_them_is_their_fringe(
     # A print without banks has neither.
     none, no_fringe = river_banks(np.zeros_like(density), game_map, PX_PER_PITCH, zone)
     assert not none.any() and not no_fringe.any()
+
+
+def test_beside_the_band_and_its_bank_a_guide_is_measured_against_the_paper_alone() -> None:
+    # A band, its dark bank and a grey guide leaving them across the paper, blurred as a scan blurs.
+    canon = np.full((200, 200, 3), (232, 236, 240), np.uint8)
+    canon[80:121] = (120, 180, 205)
+    canon[121:125] = (40, 50, 95)
+    canon[:80, 99:102] = canon[125:, 99:102] = (185, 186, 192)
+    canon = cv2.GaussianBlur(canon, (0, 0), 1.5)
+    zone = np.zeros((200, 200), bool)
+    zone[80:125] = True
+    fringe = np.zeros_like(zone)
+    fringe[125:131] = True
+    raw = stroke_density(canon, broad_background(canon, PX_PER_PITCH))
+    alone = paper_alone_density(canon, raw, raw, zone, fringe | ~plain_paper(canon, PX_PER_PITCH), PX_PER_PITCH)
+    assert alone is not None
+    open_paper = raw[180, 100]
+    # 4 px past the bank the surround takes in the bank and the band: the guide measures lighter and
+    # of another hue than on open paper; against the paper alone, as there.
+    assert np.abs(raw[128, 100] - open_paper).max() > 0.08
+    assert np.abs(alone[128, 100] - open_paper).max() < 0.015
+    # Only the paper within the median's reach of the band and its bank is measured so.
+    assert np.isnan(alone[100, 100]).all() and np.isnan(alone[180, 100]).all()
+    # No band, nothing to measure.
+    assert paper_alone_density(canon, raw, raw, np.zeros_like(zone), fringe, PX_PER_PITCH) is None

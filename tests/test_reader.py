@@ -658,6 +658,16 @@ def test_a_guide_leaving_the_band_just_past_its_bank_is_not_pencil(seed: int, st
     _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
 
 
+@pytest.mark.parametrize(("seed", "strength"), [(80062, 0.94), (85077, 0.49)])
+def test_a_guide_on_the_paper_just_past_the_bank_is_not_pencil(seed: int, strength: float) -> None:
+    # Prints with banks: on the paper just past the bank (outside the Thames zone), the surround
+    # takes in the bank and the band, and a blank guide (1,4-2,3) measured against it keeps a hue of
+    # its own; with the crossing's middle left out (another line's stroke crosses it), its first
+    # dashes were most of what was measured. Both scans were flagged for that alone.
+    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
+    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+
+
 @pytest.mark.parametrize(("seed", "mode", "strength"), [(9005, "scan", 0.85), (9013, "photo", 0.81)])
 def test_guides_seen_through_the_thames_band_are_print(seed: int, mode: str, strength: float) -> None:
     # The print's semi-transparent Thames laid over the guides (`overlaid`): their dashes show

@@ -154,6 +154,10 @@ class Straightened:
     bank_fringe: np.ndarray | None = None
     """(H, W) bool: beside the Thames' printed banks (``river_banks``), where the surround still takes
     some of their colour (``BANK_FRINGE_HALF_WIDTH``); ``None`` on a print without banks."""
+    paper_alone: np.ndarray | None = None
+    """(H, W, 3) float32: ``density`` on the paper within a median's reach of the Thames band and its
+    banks, against that paper alone (``paper_alone_density``), NaN elsewhere; ``None`` when there is
+    no such paper."""
 
     def lattice_to_px(self, x: float, y: float) -> tuple[float, float]:
         return ((x + self.margin) * self.px_per_pitch, (y + self.margin) * self.px_per_pitch)
@@ -271,6 +275,7 @@ def straighten(
     # narrower than ``PAPER_GAPS`` on it (a guide's dashes), is not band.
     gaps = np.ones((PAPER_GAPS, PAPER_GAPS), np.uint8)
     band = band & ~cv2.morphologyEx(plain.astype(np.uint8), cv2.MORPH_CLOSE, gaps).astype(bool)
+    paper_alone = paper_alone_density(canon, raw, density, band | banks, dark | bank_fringe | ~plain, ppp)
     extra = clipped_loss(canon, background, ~(dark | river))
     # Paper clipped white is judged like any paper: where light (glare, a lamp's reflection) washes
     # the printed guides out, it washes light pencil out as well.
@@ -292,6 +297,7 @@ def straighten(
         (channel_max(background) >= CLIPPED) & not_white,
         paper_side,
         bank_fringe if bank_fringe.any() else None,
+        paper_alone,
     )
 
 
@@ -351,6 +357,34 @@ def paper_side_density(
     again = stroke_density(canon[box], broad_background(repainted, ppp))
     out = density.copy()
     out[box] += again - raw[box]
+    return out
+
+
+def paper_alone_density(
+    canon: np.ndarray, raw: np.ndarray, density: np.ndarray, zone: np.ndarray, masked: np.ndarray, ppp: int
+) -> np.ndarray | None:
+    """``density`` on the paper within a median's reach of the Thames band and its banks (``zone``),
+    measured against the paper alone: the mean of what ``zone`` and ``masked`` (print, and whatever
+    is not plain paper) leave in a window ``2 * median_size + 1`` square, where that is at least
+    ``PAPER_SIDE_SHARE`` of it (``raw``: ``density`` before ``remove_symbol_halos``, whose halos stay
+    taken away). The median a mark is measured against there takes in the band and the banks: a
+    grey guide 4 px past a dark bank measured lighter than on open paper and of a hue of its own.
+    NaN elsewhere; ``None`` where there is no such paper."""
+    k = median_size(ppp)
+    beside = cv2.dilate(zone.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool) & ~zone
+    if not beside.any():
+        return None
+    h, w = canon.shape[:2]
+    ys, xs = np.nonzero(beside)
+    box = (slice(max(0, ys.min() - k), min(h, ys.max() + k + 1)), slice(max(0, xs.min() - k), min(w, xs.max() + k + 1)))
+    size = (2 * k + 1, 2 * k + 1)
+    paper = (~(zone | masked)[box]).astype(np.float32)
+    weight = cv2.boxFilter(paper, -1, size, normalize=False)
+    total = cv2.boxFilter(canon[box].astype(np.float32) * paper[..., None], -1, size, normalize=False)
+    ok = beside[box] & (weight >= PAPER_SIDE_SHARE * size[0] * size[1])
+    out = np.full_like(density, np.nan)
+    alone = stroke_density(canon[box][ok], total[ok] / weight[ok][:, None])
+    out[box][ok] = density[box][ok] + alone - raw[box][ok]
     return out
 
 
@@ -841,6 +875,10 @@ class _Profiles:
     bank_edge: dict[Section, np.ndarray] | None = None
     """Per sample at the band's edge (``band_edge``) whose centre lies in the fringe of the print's
     banks (``Straightened.bank_fringe``); ``None`` on a print without banks."""
+    paper_alone: dict[Section, np.ndarray] | None = None
+    """Per sample on the paper beside the Thames band: the mark ``delta`` takes (the same offset across
+    the section), measured against the paper alone (``Straightened.paper_alone``); NaN elsewhere.
+    ``None`` where that is not known."""
 
 
 def _sample_positions(
@@ -889,6 +927,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     sampled = _sample(straight.density, xs, ys)
     blank = _sample(straight.print_density, xs, ys) if straight.print_density is not None else None
     beside_band = _sample(straight.paper_side, xs, ys) if straight.paper_side is not None else None
+    alone_sampled = _sample(straight.paper_alone, xs, ys) if straight.paper_alone is not None else None
     lost = _sample(straight.clip_extra, xs, ys) if straight.clip_extra is not None else None
     shifts: dict[Section, np.ndarray] = {}
     ignored = _sample_mask(straight.ignore, xs, ys)
@@ -914,6 +953,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     greys: dict[Section, np.ndarray] = {}
     under_dark: dict[Section, np.ndarray] = {}
     paper_edge: dict[Section, np.ndarray] = {}
+    paper_alone: dict[Section, np.ndarray] = {}
     partial_guide: dict[Section, np.ndarray] = {}
     # The blank guide on the band, at the section's centre line, no lighter than the band in any
     # channel (by more than ``BRIGHTER``): grey dashes printed on a pale band.
@@ -949,6 +989,15 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
             dense_p = _densest_channels(beside_band[here].reshape(n_t, n_off, 3), skip)
             edge_marks = _smooth_along(_chroma(dense_p), ~skip[:, centre])
             paper_edge[s] = np.where(band_edge[s][:, None], edge_marks, np.nan)
+        if alone_sampled is not None:
+            # On the paper beside the band, the same mark measured against the paper alone (the
+            # median there takes in the band and its banks: ``paper_alone_density``).
+            alone = alone_sampled[here].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
+            there = ~np.isnan(alone).any(axis=1) & ~river[s] & ~skip[:, centre]
+            if there.any():
+                left_out = (skip | lighter | beside)[np.arange(n_t), pick] | ~there
+                alone = np.where(left_out[:, None], 0.0, _chroma(np.clip(np.nan_to_num(alone), 0.0, None)))
+                paper_alone[s] = np.where(there[:, None], _smooth_along(alone, there), np.nan)
         rest = partial = None
         if guide is not None and deep[:, centre].any():
             # What the band's blank guide does not explain, summed across the section (``_band_guide``).
@@ -1023,6 +1072,7 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
         paper_edge if beside_band is not None else None,
         partial_guide,
         bank_edge if straight.bank_fringe is not None else None,
+        paper_alone if alone_sampled is not None else None,
     )
 
 
@@ -1663,15 +1713,26 @@ def measure_sections(
             out[s] = _lesser(_explain_print(marks, levels[s], dirs), cleaned[s])
         return out
 
+    def less_beside_band(p: _Profiles, cleaned: dict[Section, np.ndarray]) -> dict[Section, np.ndarray]:
+        """``cleaned`` where, on the paper beside the Thames band, the mark measured against the paper
+        alone (``_Profiles.paper_alone``) is smaller: what the paper's print explains there is print."""
+        out = dict(cleaned)
+        for s, marks in (p.paper_alone or {}).items():
+            here = ~np.isnan(marks[:, 0])
+            paper = _explain_print(np.nan_to_num(marks), np.broadcast_to(zones[s].paper, marks.shape), dirs)
+            out[s] = np.where(here[:, None], _lesser(paper, cleaned[s]), cleaned[s])
+        return out
+
     levels, near_levels = _print_levels(profiles, zones), _print_levels(near, zones)
     cleaned, near_cleaned = cleaned_of(profiles, levels), cleaned_of(near, near_levels)
     # The sheet's noise, which sets the stroke threshold for every section, taken before the band's
     # light guide is added back where part of it is missing: the marks that takes away on a few
     # crossings lowered it, and blank sections elsewhere crossed it (`print` photos 1023 and 230010
-    # of the accuracy bench).
+    # of the accuracy bench). So too before the paper beside the band is measured against the paper
+    # alone (`unseen` photos 78075 and 78076 were put in doubt for sections far from the river).
     noise = _noise_level(cleaned, profiles)
-    cleaned = less_missing_guide(profiles, cleaned, levels)
-    near_cleaned = less_missing_guide(near, near_cleaned, near_levels)
+    cleaned = less_beside_band(profiles, less_missing_guide(profiles, cleaned, levels))
+    near_cleaned = less_beside_band(near, less_missing_guide(near, near_cleaned, near_levels))
     # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped
     # paper, the print's level there at each section (the clipped paper's median, taken away as
     # density under a light pink stroke beside nearly grey guides, left it purple).
