@@ -12,7 +12,9 @@ from nsvision.vision.detect import (
     PX_PER_PITCH,
     _chroma,
     _colour_without_print,
+    _empty_points,
     _evidence_one,
+    _explain_point,
     _hidden_shares,
     _partial_guide_added,
     _print_levels,
@@ -379,3 +381,26 @@ def test_beside_the_band_and_its_bank_a_guide_is_measured_against_the_paper_alon
     assert np.isnan(alone[100, 100]).all() and np.isnan(alone[180, 100]).all()
     # No band, nothing to measure.
     assert paper_alone_density(canon, raw, raw, np.zeros_like(zone), fringe, PX_PER_PITCH) is None
+
+
+def test_only_the_samples_by_a_lattice_point_with_no_station_are_near_one() -> None:
+    game_map = load_calibration().map
+    long, short = Section.of((7, 3), (7, 5)), Section.of((2, 3), (2, 4))
+    along = {long: np.linspace(0.3, 1.7, 141), short: np.linspace(0.3, 0.7, 41)}
+    near = _empty_points(game_map, along)
+    # 7,4 has no station: the samples within 0.15 of it, halfway along 7,3-7,5; 2,3-2,4 runs through none.
+    assert short not in near
+    assert np.array_equal(near[long], np.abs(along[long] - 1.0) <= 0.15 + 1e-9)
+
+
+def test_what_an_empty_points_print_leaves_is_taken_away_and_no_more() -> None:
+    level = np.array([0.08, 0.033, 0.0])
+    # Its own mark, even somewhat stronger, goes; a stroke of the same hue keeps what is beyond 1.5
+    # times the level; a pink stroke keeps most of itself (what lies along the level goes).
+    marks = np.array([level, 1.4 * level, 4.0 * level, [0.0, 0.3, 0.1]])
+    out = _explain_point(marks, level)
+    assert np.allclose(out[:2], 0.0, atol=1e-9)
+    assert np.allclose(out[2], 2.5 * level)
+    assert np.linalg.norm(out[3]) > 0.8 * np.linalg.norm(marks[3])
+    # A print that leaves nothing there takes nothing away.
+    assert np.array_equal(_explain_point(marks, np.zeros(3)), marks)

@@ -668,6 +668,15 @@ def test_a_guide_on_the_paper_just_past_the_bank_is_not_pencil(seed: int, streng
     _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
 
 
+@pytest.mark.parametrize(("seed", "strength"), [(85053, 0.61), (80002, 0.74)])
+def test_an_asterisk_where_guides_cross_at_no_station_is_print(seed: int, strength: float) -> None:
+    # Prints that mark the lattice points with no station (a small asterisk of a colour of its own):
+    # on a long section running through one (7,3-7,5; 1,1-1,4), the asterisk was a short stretch
+    # of pencil, a fifth of what was measured. Both scans were flagged for that alone.
+    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
+    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+
+
 @pytest.mark.parametrize(("seed", "mode", "strength"), [(9005, "scan", 0.85), (9013, "photo", 0.81)])
 def test_guides_seen_through_the_thames_band_are_print(seed: int, mode: str, strength: float) -> None:
     # The print's semi-transparent Thames laid over the guides (`overlaid`): their dashes show

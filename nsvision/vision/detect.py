@@ -34,6 +34,7 @@ stage's job.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
@@ -1635,6 +1636,80 @@ CLEAR_COLOUR_MARKS = 6
 reading nearer its symbols is kept keeps their colour as well (``SegmentEvidence.clear_chroma``)."""
 
 
+EMPTY_POINT_REACH = 0.15
+"""Lattice units either side of a lattice point with no station, along a section that runs through it,
+where the print may mark the point (a small asterisk where the guides cross)."""
+EMPTY_POINT_SECTIONS = 8
+"""Fewest sections running through such points, measured on paper there, for what the print leaves
+at them to be learnt from the sheet."""
+
+
+EMPTY_POINT_SIGNAL = 3.0
+"""Least strength of what the print leaves at lattice points with no station, in multiples of the
+picture's noise (``_noise_level``), for it to be taken as print: on a clean scan an asterisk leaves
+0.05 to 0.08 where the noise is under 0.01; on a photo the excess at those points is of the noise's
+size, and taken away there it took the faint marks of a stroke drawn through one (`unseen` photo
+80015's purple 2,5-4,3, then read blank without a flag)."""
+EMPTY_POINT_EXPLAIN_MAX = 1.5
+"""At most this many times the print's level at lattice points with no station is taken away there."""
+
+
+def _explain_point(marks: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """``marks`` less what the print at a lattice point with no station explains: their part along its
+    level (``level``, a chroma vector), up to ``EMPTY_POINT_EXPLAIN_MAX`` times it. Not a pencil's
+    hue against it (``_explain_print``): the asterisk's colour may be a pencil's (a bluish grey is
+    purple's), and there the print's mark is the likelier."""
+    norm = float(np.linalg.norm(level))
+    if norm < 1e-6:
+        return marks
+    g = level / norm
+    along = np.clip(marks @ g, 0.0, EMPTY_POINT_EXPLAIN_MAX * norm)
+    return np.clip(marks - along[:, None] * g, 0.0, None)
+
+
+def _empty_point_level(
+    points: Mapping[Section, np.ndarray], profiles: _Profiles, cleaned: Mapping[Section, np.ndarray]
+) -> np.ndarray | None:
+    """What the print leaves at lattice points with no station (a chroma vector) beyond what the same
+    sections show elsewhere on the paper (a photo's noise leaves as much everywhere): per section
+    running through such points (``points``: its samples near one), the upper quartile of its
+    cleaned marks there and elsewhere, each taken over the lower half of the sections by strength
+    (where drawn lines run through many such points, the median of all took a line's colour:
+    `unseen` scan 85053). ``None`` when fewer than ``EMPTY_POINT_SECTIONS`` sections tell it."""
+    at_points, elsewhere = [], []
+    for s, near_point in points.items():
+        paper = profiles.valid[s] & ~profiles.river[s]
+        if (paper & near_point).sum() >= 3 and (paper & ~near_point).sum() >= 3:
+            at_points.append(np.percentile(cleaned[s][paper & near_point], 75, axis=0))
+            elsewhere.append(np.percentile(cleaned[s][paper & ~near_point], 75, axis=0))
+    if len(at_points) < EMPTY_POINT_SECTIONS:
+        return None
+    return np.clip(_lower_median(np.array(at_points)) - _lower_median(np.array(elsewhere)), 0.0, None)
+
+
+def _lower_median(vals: np.ndarray) -> np.ndarray:
+    """The median of the lower half of ``vals`` (rows) by their strength."""
+    strength = np.linalg.norm(vals, axis=1)
+    return np.median(vals[strength <= np.median(strength)], axis=0)
+
+
+def _empty_points(game_map: GameMap, along: Mapping[Section, np.ndarray]) -> dict[Section, np.ndarray]:
+    """Per section that runs through lattice points with no station, its samples (``along``: lattice
+    units from its first station) within ``EMPTY_POINT_REACH`` of one."""
+    out: dict[Section, np.ndarray] = {}
+    for s, t in along.items():
+        (ax, ay), (bx, by) = s.a, s.b
+        n = math.gcd(abs(bx - ax), abs(by - ay))
+        step = math.hypot(bx - ax, by - ay) / n
+        near = np.zeros(len(t), bool)
+        for i in range(1, n):
+            if (ax + (bx - ax) * i // n, ay + (by - ay) * i // n) not in game_map.by_point:
+                near |= np.abs(t - i * step) <= EMPTY_POINT_REACH
+        if near.any():
+            out[s] = near
+    return out
+
+
 def measure_sections(
     straight: Straightened,
     game_map: GameMap,
@@ -1733,6 +1808,17 @@ def measure_sections(
     noise = _noise_level(cleaned, profiles)
     cleaned = less_beside_band(profiles, less_missing_guide(profiles, cleaned, levels))
     near_cleaned = less_beside_band(near, less_missing_guide(near, near_cleaned, near_levels))
+    # Where the guides cross at a lattice point with no station, the print may mark the point (an
+    # asterisk, of a colour of its own): what it leaves there, over the sheet's sections that run
+    # through such points (most of them blank), is print as well. Taken after the sheet's noise, as
+    # above: left out of every section instead, the sheet's references moved (history, fifty-second
+    # session).
+    point_level = _empty_point_level(_empty_points(game_map, profiles.along), profiles, cleaned)
+    if point_level is not None and np.linalg.norm(point_level) >= EMPTY_POINT_SIGNAL * noise:
+        for p, marks in ((profiles, cleaned), (near, near_cleaned)):
+            for s, near_point in _empty_points(game_map, p.along).items():
+                on = (near_point & ~p.river[s])[:, None]
+                marks[s] = np.where(on, _lesser(_explain_point(marks[s], point_level), marks[s]), marks[s])
     # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped
     # paper, the print's level there at each section (the clipped paper's median, taken away as
     # density under a light pink stroke beside nearly grey guides, left it purple).
