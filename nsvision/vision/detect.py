@@ -1642,8 +1642,6 @@ where the print may mark the point (a small asterisk where the guides cross)."""
 EMPTY_POINT_SECTIONS = 8
 """Fewest sections running through such points, measured on paper there, for what the print leaves
 at them to be learnt from the sheet."""
-
-
 EMPTY_POINT_SIGNAL = 3.0
 """Least strength of what the print leaves at lattice points with no station, in multiples of the
 picture's noise (``_noise_level``), for it to be taken as print: on a clean scan an asterisk leaves
