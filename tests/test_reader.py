@@ -73,6 +73,12 @@ def _assert_read_exactly(report: SheetReport, expected: dict) -> None:
     assert not report.needs_review
 
 
+def _assert_fresh_scan_read_exactly(seed: int, strength: float) -> None:
+    """The scan of the fresh print ``unseen-<seed>`` (``bench/unseen.py``) read exactly (``_assert_read_exactly``)."""
+    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
+    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+
+
 def _section_recall(report: SheetReport, expected: dict) -> float:
     truth, read = _true_sections(expected), _read_sections(report)
     hit = sum(len(truth[c] & read[c]) for c in LINE_COLOURS)
@@ -635,8 +641,7 @@ def test_a_guide_between_a_ring_and_the_thames_band_is_not_pencil(seed: int, str
     # positions of grey guide on the paper; the guide's strip there, painted over from its ends
     # before the surround's median, took the band's and the ring's colour, and the guide read as
     # faint pencil on a fifth of the section (both scans flagged for it alone).
-    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
-    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+    _assert_fresh_scan_read_exactly(seed, strength)
 
 
 @pytest.mark.parametrize(("seed", "strength"), [(79011, 0.07), (81011, 0.07)])
@@ -644,8 +649,7 @@ def test_the_band_seen_where_its_light_guide_dash_ends_is_not_pencil(seed: int, 
     # A guide printed lighter than the band: where a dash ends, or between two dashes, only part of
     # it is there, and the whole guide taken away leaves the band's own colour (a blue pencil's on
     # 79011's blue band). Both scans were flagged for a blank crossing (4,5-4,6; 2,3-2,4) alone.
-    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
-    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+    _assert_fresh_scan_read_exactly(seed, strength)
 
 
 @pytest.mark.parametrize(("seed", "strength"), [(76005, 0.85), (86080, 0.6)])
@@ -654,8 +658,7 @@ def test_a_guide_leaving_the_band_just_past_its_bank_is_not_pencil(seed: int, st
     # bank takes some of the bank's and the band's colour, and the guide's first dash there read as
     # a few positions of pencil; with the crossing's middle left out (another line's stroke crosses
     # it there), a third of what is measured. Both scans were flagged for that alone.
-    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
-    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+    _assert_fresh_scan_read_exactly(seed, strength)
 
 
 @pytest.mark.parametrize(("seed", "strength"), [(80062, 0.94), (85077, 0.49)])
@@ -664,8 +667,7 @@ def test_a_guide_on_the_paper_just_past_the_bank_is_not_pencil(seed: int, streng
     # takes in the bank and the band, and a blank guide (1,4-2,3) measured against it keeps a hue of
     # its own; with the crossing's middle left out (another line's stroke crosses it), its first
     # dashes were most of what was measured. Both scans were flagged for that alone.
-    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
-    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+    _assert_fresh_scan_read_exactly(seed, strength)
 
 
 @pytest.mark.parametrize(("seed", "strength"), [(85053, 0.61), (80002, 0.74)])
@@ -673,8 +675,7 @@ def test_an_asterisk_where_guides_cross_at_no_station_is_print(seed: int, streng
     # Prints that mark the lattice points with no station (a small asterisk of a colour of its own):
     # on a long section running through one (7,3-7,5; 1,1-1,4), the asterisk was a short stretch
     # of pencil, a fifth of what was measured. Both scans were flagged for that alone.
-    sample = make_sample(CAL, seed, mode="scan", style=f"unseen-{seed}", strength=strength)
-    _assert_read_exactly(analyze_sheet(sample.pages[0].image, CAL), sample.expected)
+    _assert_fresh_scan_read_exactly(seed, strength)
 
 
 @pytest.mark.parametrize(("seed", "mode", "strength"), [(9005, "scan", 0.85), (9013, "photo", 0.81)])
