@@ -387,7 +387,8 @@ def test_only_the_samples_by_a_lattice_point_with_no_station_are_near_one() -> N
     game_map = load_calibration().map
     long, short = Section.of((7, 3), (7, 5)), Section.of((2, 3), (2, 4))
     along = {long: np.linspace(0.3, 1.7, 141), short: np.linspace(0.3, 0.7, 41)}
-    near = _empty_points(game_map, along)
+    assert {long, short} <= game_map.section_set and (7, 4) not in game_map.by_point
+    near = _empty_points(along)
     # 7,4 has no station: the samples within 0.15 of it, halfway along 7,3-7,5; 2,3-2,4 runs through none.
     assert short not in near
     assert np.array_equal(near[long], np.abs(along[long] - 1.0) <= 0.15 + 1e-9)

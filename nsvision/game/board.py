@@ -8,6 +8,7 @@ the Thames crossings, the crossing pairs and each station's district are derived
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -67,6 +68,12 @@ class Section:
     def length(self) -> int:
         """Number of lattice steps (Chebyshev length)."""
         return max(abs(self.a[0] - self.b[0]), abs(self.a[1] - self.b[1]))
+
+    def lattice_points_along(self) -> tuple[float, ...]:
+        """How far from ``a`` (lattice units) each lattice point strictly between its stations lies;
+        none holds a station (a section joins the nearest stations along its direction)."""
+        full = math.hypot(self.b[0] - self.a[0], self.b[1] - self.a[1])
+        return tuple(full * i / self.length for i in range(1, self.length))
 
     def other(self, p: Point) -> Point:
         return self.b if p == self.a else self.a

@@ -34,7 +34,6 @@ stage's job.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
@@ -1691,20 +1690,14 @@ def _lower_median(vals: np.ndarray) -> np.ndarray:
     return np.median(vals[strength <= np.median(strength)], axis=0)
 
 
-def _empty_points(game_map: GameMap, along: Mapping[Section, np.ndarray]) -> dict[Section, np.ndarray]:
-    """Per section that runs through lattice points with no station, its samples (``along``: lattice
-    units from its first station) within ``EMPTY_POINT_REACH`` of one."""
+def _empty_points(along: Mapping[Section, np.ndarray]) -> dict[Section, np.ndarray]:
+    """Per section that runs through lattice points (none holds a station), its samples (``along``:
+    lattice units from its first station) within ``EMPTY_POINT_REACH`` of one."""
     out: dict[Section, np.ndarray] = {}
     for s, t in along.items():
-        (ax, ay), (bx, by) = s.a, s.b
-        n = math.gcd(abs(bx - ax), abs(by - ay))
-        step = math.hypot(bx - ax, by - ay) / n
-        near = np.zeros(len(t), bool)
-        for i in range(1, n):
-            if (ax + (bx - ax) * i // n, ay + (by - ay) * i // n) not in game_map.by_point:
-                near |= np.abs(t - i * step) <= EMPTY_POINT_REACH
-        if near.any():
-            out[s] = near
+        points = s.lattice_points_along()
+        if points:
+            out[s] = np.abs(t[:, None] - np.array(points)[None, :]).min(axis=1) <= EMPTY_POINT_REACH
     return out
 
 
@@ -1811,10 +1804,11 @@ def measure_sections(
     # through such points (most of them blank), is print as well. Taken after the sheet's noise, as
     # above: left out of every section instead, the sheet's references moved (history, fifty-second
     # session).
-    point_level = _empty_point_level(_empty_points(game_map, profiles.along), profiles, cleaned)
+    points = _empty_points(profiles.along)
+    point_level = _empty_point_level(points, profiles, cleaned)
     if point_level is not None and np.linalg.norm(point_level) >= EMPTY_POINT_SIGNAL * noise:
-        for p, marks in ((profiles, cleaned), (near, near_cleaned)):
-            for s, near_point in _empty_points(game_map, p.along).items():
+        for p, marks, p_points in ((profiles, cleaned, points), (near, near_cleaned, _empty_points(near.along))):
+            for s, near_point in p_points.items():
                 on = (near_point & ~p.river[s])[:, None]
                 marks[s] = np.where(on, _lesser(_explain_point(marks[s], point_level), marks[s]), marks[s])
     # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped

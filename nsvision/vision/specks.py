@@ -30,7 +30,6 @@ grained paper, make specks of their own hue.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 
 import cv2
@@ -155,9 +154,8 @@ def speck_shares(
         # Printed ink is only taken for print around the symbols, as the reader does: heavy pencil
         # can be as dark.
         near = (along < _ink_reach(game_map, s.a)) | (_length(s) - along < _ink_reach(game_map, s.b))
-        steps = math.gcd(abs(s.b[0] - s.a[0]), abs(s.b[1] - s.a[1]))
-        for i in range(1, steps):
-            mark = np.abs(along - _length(s) * i / steps) < GUIDE_MARK_REACH
+        for point in s.lattice_points_along():
+            mark = np.abs(along - point) < GUIDE_MARK_REACH
             skip = mark if skip is None else skip | mark
         keep = np.ones(len(along), dtype=bool) if skip is None else ~skip
         # A position beyond the picture's edge (a sheet scanned cut off) is not measured.
