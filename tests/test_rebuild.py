@@ -63,6 +63,26 @@ def test_a_plain_faint_join_of_a_line_is_read_as_drawn_without_doubt() -> None:
     assert not reading.doubtful
 
 
+def test_a_short_join_marked_on_a_fifth_of_it_makes_a_line_branch_only_in_doubt_on_a_photo() -> None:
+    # Between two large symbols the strokes of the lines through them end in a short section: on a
+    # photo a fifth of it marked, where it would meet a piece of the line in its middle (the line
+    # branching at 3,7), is as often their ends as a stroke (`unseen` photo 86048).
+    join = _section("2,7-3,7")
+    lines: dict[str, Colour] = {**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple", "3,7-3,9": "purple"}
+    photo = _read(lines, join=_ev(join, 0.2, HUES["purple"], short=True))
+    assert photo.sections[join].colour == "purple"
+    assert photo.sections[join].doubtful
+    # Marked on more of it, or joining two pieces' ends, or on a clean picture (a scan: specks
+    # measured at its own resolution), it is the join without doubt.
+    plainer = _read(lines, join=_ev(join, 0.35, HUES["purple"], short=True))
+    ends = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.2, HUES["purple"], short=True))
+    far = _section("8,1-9,1")
+    scan = _read(lines, join=_ev(join, 0.2, HUES["purple"], short=True), far=_ev(far, specks=(0.0, 0.0, 0.0, 0.0)))
+    for reading in (plainer, ends, scan):
+        assert reading.sections[join].colour == "purple"
+        assert not reading.doubtful
+
+
 def test_a_barely_marked_join_is_read_as_drawn_but_in_doubt() -> None:
     join = _section("2,7-3,7")
     reading = _read({**OTHERS, "2,5-2,7": "purple", "3,6-3,7": "purple"}, join=_ev(join, 0.08, HUES["purple"]))
