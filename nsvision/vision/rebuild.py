@@ -646,8 +646,8 @@ def rebuild(
     # Faint marks only mean something on a sheet whose blank sections are free of them: where the
     # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
     faint_means_pencil = not _faint_everywhere(decided, evidence)
-    # A picture whose specks are measured (a scan) shows what a short section holds.
-    clean = any(ev.specks for ev in evidence.values())
+    # A clean picture (a scan) shows what a short section holds.
+    clean = _clean_picture(evidence)
     for colour in LINE_COLOURS:
         for _ in range(3):
             joins = _bridges(colour, decided, evidence, hues, game_map)
@@ -1498,6 +1498,12 @@ SPECK_DRAWN = 0.2
 going on in the best reading (still in doubt), unless another such section leaves the same station."""
 
 
+def _clean_picture(evidence: Mapping[Section, SegmentEvidence]) -> bool:
+    """Whether specks were measured on the sheet (``SegmentEvidence.specks``): a clean, lossless
+    picture, a scan, whose noise lets a stroke's pigment be seen at its own resolution."""
+    return any(ev.specks for ev in evidence.values())
+
+
 def _specks_beside_lines(
     decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
 ) -> None:
@@ -1518,7 +1524,7 @@ def _specks_beside_lines(
     them (the print's grey, navy and yellow, the band and the marks where guides cross are not
     measured as specks).
     """
-    if not any(ev.specks for ev in evidence.values()):
+    if not _clean_picture(evidence):
         return
     on_line, _ends = _line_stations(decided)
     # (No colour is decided below until every pencil has been looked at, so the sections read as
@@ -1615,7 +1621,7 @@ def _specks_confirm_light_strokes(
     A section rubbed out at a line's end is no light doubt (``_light_line_ends`` asks "rubbed out?"
     of a stroke far lighter than its line), and stays in doubt.
     """
-    if not any(ev.specks for ev in evidence.values()):
+    if not _clean_picture(evidence):
         return
     on_line, _ends = _line_stations(decided)
     blank_level = _blank_level(_plain_blank(decided, evidence, game_map), on_line, evidence, game_map)
