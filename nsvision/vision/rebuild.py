@@ -519,6 +519,91 @@ def rebuild(
 
     # There, the colour is the one the neighbouring sections on plain paper carry at the section's
     # stations, when they agree.
+    _river_colours(decided, evidence, hues, river_hues, second_choice, band, game_map)
+
+    # On paper under a coloured light, a light stroke takes on the tint the light gives the guides
+    # (the print's faint marks on blank sections show it): of the lines that reach it, the pencils
+    # that can then look like it decide.
+    _settle_cast(decided, evidence, hues, game_map)
+
+    _crossings_exclude(decided, evidence, game_map)
+    cut_off = _cut_off_sections(decided, evidence, second_choice, game_map)
+    _partial_bridges(decided, evidence, nearest, hues, game_map)
+    # Faint marks only mean something on a sheet whose blank sections are free of them: where the
+    # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
+    faint_means_pencil = not _faint_everywhere(decided, evidence)
+    named_joins = _join_pieces(decided, evidence, nearest, second_choice, hues, band, game_map, faint_means_pencil)
+    _faint_leaving_lines(decided, evidence, nearest, hues, band, faint_means_pencil)
+    if faint_means_pencil:
+        _light_line_goes_on(decided, evidence, nearest)
+    _faint_first_sections(decided, evidence, nearest, game_map)
+
+    if _settle_by_rules(decided, second_choice, evidence, game_map, options):
+        # The mended line is whole: the blank sections named as its possible joins are blank again.
+        for s, (colour, before, doubt) in named_joins.items():
+            if (
+                decided[s] == doubt
+                and before[1] >= CONFIDENT
+                and not _marked(evidence[s])
+                and not _parts(colour, decided, game_map)[1]
+            ):
+                decided[s] = before
+
+    _reconnect(cut_off, decided, game_map)
+    _shared_joins(decided, game_map)
+    _rule_breaks_through_partial_pencil(decided, evidence, game_map, options)
+    _light_line_ends(decided, evidence)
+    _short_light_branches(decided, evidence)
+    _colour_clear_of_symbols(decided, evidence, hues)
+    _light_strokes_beside_lines(decided, evidence, nearest, game_map, hues, band)
+    _stray_marks(decided, evidence, game_map)
+    twice = _second_pencil(decided, evidence, hues)
+    _mixed_where_line_ends(decided, evidence, hues, twice)
+    _hidden_sections(decided, evidence)
+    _specks_beside_lines(decided, evidence, game_map)
+    _specks_confirm_light_strokes(decided, evidence, game_map)
+    _light_all_along(decided, evidence, nearest, game_map)
+    _join_ends(decided, evidence, game_map)
+    # Last, the best reading of each section still in doubt, drawn or not, from the model learnt on
+    # the bench's stored reads (``doubt_model``): it stays in doubt either way.
+    departures = {k: game_map.departure(k) for k in LINE_COLOURS}
+    doubt_model.settle_doubts(
+        decided,
+        evidence,
+        nearest,
+        twice,
+        game_map.crossing_partners,
+        CONFIDENT,
+        doubt_model.default_model(),
+        departures,
+        hues,
+    )
+    # Then the pencil of each section in doubt read drawn, from a second model (``doubt_model``).
+    doubt_model.settle_colours(
+        decided, evidence, twice, CONFIDENT, doubt_model.default_colour_model(), departures, hues
+    )
+
+    readings = {
+        s: SectionReading(
+            s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m, also=twice.get(s)
+        )
+        for s, (c, f, r, m) in decided.items()
+    }
+    learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
+    return Reading(_network(decided, options, twice), readings, learnt, _second_looks(decided, evidence, nearest))
+
+
+def _river_colours(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    hues: Mapping[Colour, np.ndarray],
+    river_hues: Mapping[Colour, np.ndarray],
+    second_choice: Mapping[Section, Colour],
+    band: Sequence[float] | None,
+    game_map: GameMap,
+) -> None:
+    """Over the Thames, the colour of a section read drawn is the one the neighbouring sections on plain
+    paper carry at its stations, when they agree (``_line_support``)."""
     for s in game_map.sections:
         c, f, r, m = decided[s]
         if c is None or not _over_band(evidence[s]):
@@ -582,15 +667,14 @@ def rebuild(
         else:
             decided[s] = (c, min(f, 0.6), r or ColourDoubt(f"colour over the Thames unclear (nearest {c})"), m)
 
-    # On paper under a coloured light, a light stroke takes on the tint the light gives the guides
-    # (the print's faint marks on blank sections show it): of the lines that reach it, the pencils
-    # that can then look like it decide.
-    _settle_cast(decided, evidence, hues, game_map)
 
-    # Crossing sections exclude each other: a weak one under a clear one is suspect, and not drawn
-    # in the best reading. A player who crossed two lines is rarer than print or a stray mark read as
-    # pencil: over every stored bench read (4,810), 22 of the 27 sections left with this doubt were
-    # not drawn, and reading them so makes 9 sheets right and one wrong (a player who did cross).
+def _crossings_exclude(
+    decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], game_map: GameMap
+) -> None:
+    """Crossing sections exclude each other: a weak one under a clear one is suspect, and not drawn
+    in the best reading. A player who crossed two lines is rarer than print or a stray mark read as
+    pencil: over every stored bench read (4,810), 22 of the 27 sections left with this doubt were
+    not drawn, and reading them so makes 9 sheets right and one wrong (a player who did cross)."""
     for pair in game_map.crossing_pairs:
         s, t = sorted(pair)
         if decided[s][0] is None or decided[t][0] is None:
@@ -600,9 +684,17 @@ def rebuild(
             _c, f, _, m = decided[weak]
             decided[weak] = (None, min(f, 0.6), f"crosses {strong.name}, which is drawn more clearly", m)
 
-    # Lines grow from their departure stations: a section cut off from its colour's tree may be
-    # the other pencil it resembles (when its colour is unclear anyway); otherwise it is suspect
-    # unless clearly drawn along enough of its length to trust.
+
+def _cut_off_sections(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    second_choice: Mapping[Section, Colour],
+    game_map: GameMap,
+) -> dict[Section, tuple[Colour, Decision]]:
+    """Lines grow from their departure stations: a section cut off from its colour's tree may be
+    the other pencil it resembles (when its colour is unclear anyway); otherwise it is suspect
+    unless clearly drawn along enough of its length to trust.
+    Returns those left in doubt so, with their line and their reading before (see ``_reconnect``)."""
     cut_off: dict[Section, tuple[Colour, Decision]] = {}
     for colour in LINE_COLOURS:
         reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
@@ -616,8 +708,19 @@ def rebuild(
             elif evidence[s].ink < STRONG or evidence[s].samples < SHORT_SAMPLES or evidence[s].short:
                 cut_off[s] = (colour, decided[s])
                 decided[s] = (c, min(f, 0.6), str(r) or f"not connected to the {colour} departure station", m)
-    # A partly marked section of a line's own hue that holds two parts of that line together is the
-    # same case seen from the other side: the structure confirms what the faint pencil suggests.
+    return cut_off
+
+
+def _partial_bridges(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    nearest: Mapping[Section, Colour],
+    hues: Mapping[Colour, np.ndarray],
+    game_map: GameMap,
+) -> None:
+    """A partly marked section of a line's own hue that holds two parts of that line together is drawn
+    without doubt: a section cut off from its line (``_cut_off_sections``) seen from the other side,
+    the structure confirming what the faint pencil suggests."""
     for s, (c, f, _r, m) in list(decided.items()):
         if c is None or f >= CONFIDENT or _over_band(evidence[s]) or m < COLOUR_MARGIN:
             continue
@@ -633,19 +736,31 @@ def rebuild(
         far = s.b if s.a in reached else s.a if s.b in reached else None
         if far is not None and far not in reached and any(far in (t.a, t.b) for t in others):
             decided[s] = (c, CONFIDENT, "", m)
-    # A line in pieces is more often a faint section missed than a rule broken: name the sections
-    # that would join the pieces, so a person looks before the sheet is scored as illegal.
-    # The most likely join, when it carries marks of the line's own hue (a little ink, or faint
-    # marks along most of it), is read as drawn (still in doubt): a missed faint section is far
-    # more common than a line broken on purpose.
-    # When those marks are plain on paper (ink, or faint marks along half of it on a sheet whose
-    # blank sections show none), clearly of that hue, and no other join has any pencil, it is read
-    # as drawn without doubt: a lightly drawn section, not a puzzle.
-    # Per section named: the line, its reading before, and the reading in doubt it was given.
+
+
+def _join_pieces(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    nearest: Mapping[Section, Colour],
+    second_choice: Mapping[Section, Colour],
+    hues: Mapping[Colour, np.ndarray],
+    band: Sequence[float] | None,
+    game_map: GameMap,
+    faint_means_pencil: bool,
+) -> dict[Section, tuple[Colour, Decision, Decision]]:
+    """A line in pieces is more often a faint section missed than a rule broken: name the sections
+    that would join the pieces, so a person looks before the sheet is scored as illegal.
+
+    The most likely join, when it carries marks of the line's own hue (a little ink, or faint marks
+    along most of it), is read as drawn (still in doubt): a missed faint section is far more common
+    than a line broken on purpose. When those marks are plain on paper (ink, or faint marks along
+    half of it on a sheet whose blank sections show none: ``faint_means_pencil``), clearly of that
+    hue, and no other join has any pencil, it is read as drawn without doubt: a lightly drawn
+    section, not a puzzle.
+
+    Returns, per section named, the line, its reading before, and the reading in doubt it was given.
+    """
     named_joins: dict[Section, tuple[Colour, Decision, Decision]] = {}
-    # Faint marks only mean something on a sheet whose blank sections are free of them: where the
-    # print's own guides leave faint marks everywhere (warm light, a dark print), they are ignored.
-    faint_means_pencil = not _faint_everywhere(decided, evidence)
     # A clean picture (a scan) shows what a short section holds.
     clean = _clean_picture(evidence)
     for colour in LINE_COLOURS:
@@ -715,9 +830,20 @@ def rebuild(
                 break
             _c, f, _r, m = decided[best]
             decided[best] = (colour, f, f"faint {colour} pencil that joins the two parts of the {colour} line", m)
-    # Faint pencil of a line's own hue leaving one of that line's stations may be its last section
-    # or a branch, drawn lightly: a person should look. Over the Thames the hue of faint pencil says
-    # little, so faint pencil there leaving any line's station is looked at.
+    return named_joins
+
+
+def _faint_leaving_lines(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    nearest: Mapping[Section, Colour],
+    hues: Mapping[Colour, np.ndarray],
+    band: Sequence[float] | None,
+    faint_means_pencil: bool,
+) -> None:
+    """Faint pencil of a line's own hue leaving one of that line's stations may be its last section
+    or a branch, drawn lightly: a person should look. Over the Thames the hue of faint pencil says
+    little, so faint pencil there leaving any line's station is looked at."""
     on_line, line_ends = _line_stations(decided)
     blank_level = _faint_level(decided, evidence, FAINT_CLEAR_END_SAMPLES)
     for s, (c, f, _r, m) in list(decided.items()):
@@ -789,10 +915,16 @@ def rebuild(
             k = nearest[s] if nearest[s] in near else near[0]
             share = max(ev.ink, ev.faint)
             decided[s] = (c, min(f, 0.65), f"faint pencil ({share:.0%} of it) next to the {k} line", m)
-    if faint_means_pencil:
-        _light_line_goes_on(decided, evidence, nearest)
-    # Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
-    # leaving its departure station, is more likely a light pencil than an empty round.
+
+
+def _faint_first_sections(
+    decided: dict[Section, Decision],
+    evidence: Mapping[Section, SegmentEvidence],
+    nearest: Mapping[Section, Colour],
+    game_map: GameMap,
+) -> None:
+    """Every round draws a line, so a colour read as not drawn at all, with faint marks of its hue
+    leaving its departure station, is more likely a light pencil than an empty round."""
     for colour in LINE_COLOURS:
         if any(d[0] == colour for d in decided.values()):
             continue
@@ -800,60 +932,6 @@ def rebuild(
         for s, (c, f, _r, m) in list(decided.items()):
             if c is None and dep in (s.a, s.b) and evidence[s].ink >= FAINT_LINE_INK and nearest[s] == colour:
                 decided[s] = (c, min(f, 0.6), f"the {colour} line may be drawn faintly here", m)
-
-    if _settle_by_rules(decided, second_choice, evidence, game_map, options):
-        # The mended line is whole: the blank sections named as its possible joins are blank again.
-        for s, (colour, before, doubt) in named_joins.items():
-            if (
-                decided[s] == doubt
-                and before[1] >= CONFIDENT
-                and not _marked(evidence[s])
-                and not _parts(colour, decided, game_map)[1]
-            ):
-                decided[s] = before
-
-    _reconnect(cut_off, decided, game_map)
-    _shared_joins(decided, game_map)
-    _rule_breaks_through_partial_pencil(decided, evidence, game_map, options)
-    _light_line_ends(decided, evidence)
-    _short_light_branches(decided, evidence)
-    _colour_clear_of_symbols(decided, evidence, hues)
-    _light_strokes_beside_lines(decided, evidence, nearest, game_map, hues, band)
-    _stray_marks(decided, evidence, game_map)
-    twice = _second_pencil(decided, evidence, hues)
-    _mixed_where_line_ends(decided, evidence, hues, twice)
-    _hidden_sections(decided, evidence)
-    _specks_beside_lines(decided, evidence, game_map)
-    _specks_confirm_light_strokes(decided, evidence, game_map)
-    _light_all_along(decided, evidence, nearest, game_map)
-    _join_ends(decided, evidence, game_map)
-    # Last, the best reading of each section still in doubt, drawn or not, from the model learnt on
-    # the bench's stored reads (``doubt_model``): it stays in doubt either way.
-    departures = {k: game_map.departure(k) for k in LINE_COLOURS}
-    doubt_model.settle_doubts(
-        decided,
-        evidence,
-        nearest,
-        twice,
-        game_map.crossing_partners,
-        CONFIDENT,
-        doubt_model.default_model(),
-        departures,
-        hues,
-    )
-    # Then the pencil of each section in doubt read drawn, from a second model (``doubt_model``).
-    doubt_model.settle_colours(
-        decided, evidence, twice, CONFIDENT, doubt_model.default_colour_model(), departures, hues
-    )
-
-    readings = {
-        s: SectionReading(
-            s, c, f, f < CONFIDENT, _reason(r, f, c, nearest[s]), evidence[s], c or nearest[s], m, also=twice.get(s)
-        )
-        for s, (c, f, r, m) in decided.items()
-    }
-    learnt = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in hues.items()}
-    return Reading(_network(decided, options, twice), readings, learnt, _second_looks(decided, evidence, nearest))
 
 
 def _stray_marks(
