@@ -694,7 +694,9 @@ def _cut_off_sections(
     """Lines grow from their departure stations: a section cut off from its colour's tree may be
     the other pencil it resembles (when its colour is unclear anyway); otherwise it is suspect
     unless clearly drawn along enough of its length to trust.
-    Returns those left in doubt so, with their line and their reading before (see ``_reconnect``)."""
+
+    Returns those left in doubt so, with their line and their reading before (see ``_reconnect``).
+    """
     cut_off: dict[Section, tuple[Colour, Decision]] = {}
     for colour in LINE_COLOURS:
         reached = _reachable(game_map.departure(colour), [s for s, d in decided.items() if d[0] == colour])
