@@ -583,6 +583,17 @@ def test_a_blank_crossing_under_a_guide_darker_than_a_pale_band_is_not_pencil(tm
     assert not report.needs_review
 
 
+def test_light_strokes_on_a_grainy_scan_are_named_by_their_specks() -> None:
+    # A fresh print's scan on paper with a grain of its own (its blank sections' noise 0.054): a light
+    # green stroke along 7,0-9,0's greenish guide and a light purple 8,1-9,0 leave no mark that the
+    # print does not explain, only specks of pigment. Specks were measured up to a noise of 0.05: both
+    # were read blank without doubt, neither named, the sheet flagged for a third section.
+    sample = make_sample(CAL, 88029, mode="scan", style="unseen-88029", strength=0.73)
+    report = analyze_sheet(sample.pages[0].image, CAL)
+    assert report.needs_review
+    assert {"7,0-9,0", "8,1-9,0"} <= set(report.doubtful_sections)
+
+
 def test_a_short_join_marked_by_strokes_ending_in_it_is_named_on_a_photo(tmp_path: Path) -> None:
     # A fresh print's photo: purple's 3,6-4,5 left nothing to measure, and the one other section that
     # would join purple's two pieces, the short 2,7-3,7 between two rings, marked on a fifth of it where
