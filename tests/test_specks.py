@@ -66,7 +66,7 @@ def test_specks_are_measured_on_a_scan_not_on_a_photo(scan: Sample, tmp_path: Pa
     assert all(len(r.evidence.specks) == len(LINE_COLOURS) for r in measured)
     assert any("specks" in s["evidence"] for s in report.to_dict()["sections"])
     # A picture noisier than any scan (a dim photo's grain) is not measured, even kept whole: the
-    # grain makes specks of every hue. (The fresh prints' scans, their paper grained, reach 0.0475 on
+    # grain makes specks of every hue. (The fresh prints' scans, their paper grained, reach 0.054 on
     # the reader's measure of noise; this photo with grain added, 0.069.)
     photo = make_sample(CAL, 52015, mode="photo", style="print", strength=0.517)
     report = analyze_sheet(_grained(photo.pages[0].image, 30.0), CAL)
