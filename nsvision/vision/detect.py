@@ -907,173 +907,299 @@ def _points_across(straight: Straightened, s: Section, t: np.ndarray, offsets: n
     return (a + t[:, None] * d)[:, None, :] + (offsets[:, None] * straight.px_per_pitch) * np.array([-d[1], d[0]])
 
 
+class _Across(NamedTuple):
+    """One section's samples: at each position along it (``n_t``), ``OFFSETS_ACROSS`` across it.
+
+    Images the straightened sheet lacks are ``None``; masks it lacks are all False."""
+
+    density: np.ndarray
+    """(n_t, n_off, 3): ``Straightened.density``."""
+    skip: np.ndarray
+    """(n_t, n_off): masked print (``Straightened.ignore``)."""
+    on_band: np.ndarray
+    """(n_t, n_off): in the Thames zone."""
+    deep: np.ndarray
+    """(n_t, n_off): deep in the band (``_deep_in_band``), not masked."""
+    on_clipped: np.ndarray
+    """(n_t,) at the centre line: on clipped paper (``Straightened.clipped``)."""
+    near_bank: np.ndarray
+    """(n_t,) at the centre line: in the fringe of the print's banks."""
+    unsure: np.ndarray
+    """(n_t,) at the centre line: where a blank guide need not show (``Straightened.guide_unsure``)."""
+    covered: np.ndarray
+    """(n_t,) at the centre line: a surround too dark to be paper (``Straightened.too_dark``)."""
+    beyond: np.ndarray
+    """(n_t,) at the centre line: beyond the picture (``Straightened.outside``)."""
+    blank: np.ndarray | None
+    """(n_t, n_off, 3): the calibrated blank's density (``Straightened.print_density``)."""
+    paper_side: np.ndarray | None
+    """(n_t, n_off, 3): ``Straightened.paper_side``."""
+    paper_alone: np.ndarray | None
+    """(n_t, n_off, 3): ``Straightened.paper_alone``."""
+    lost: np.ndarray | None
+    """(n_t, n_off, 3): what a clipped channel lost (``Straightened.clip_extra``)."""
+
+
+class _OneProfile(NamedTuple):
+    """One section's share of ``_Profiles`` (``None``: the section has no entry there)."""
+
+    delta: np.ndarray
+    valid: np.ndarray
+    river: np.ndarray
+    clipped: np.ndarray
+    grey: np.ndarray
+    presence: np.ndarray
+    band_edge: np.ndarray
+    bank_edge: np.ndarray
+    printed: np.ndarray | None
+    colour_shift: np.ndarray | None
+    band_colour: np.ndarray | None
+    under_dark_guide: np.ndarray | None
+    paper_edge: np.ndarray | None
+    partial_guide: np.ndarray | None
+    paper_alone: np.ndarray | None
+
+
+OFFSETS_ACROSS = np.linspace(-0.1, 0.1, 9)
+"""Lattice units across a section at which each position is sampled: a wobbling stroke is not
+always on the centre line, and the densest of these is taken as the mark."""
+
+
 def _section_profiles(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> _Profiles:
     """The profiles of some sections, sampled at ``positions`` (see ``_sample_positions``)."""
     if not positions:
         return _Profiles({}, {}, {}, {})
-    ppp = straight.px_per_pitch
-    offsets_center = np.linspace(-0.1, 0.1, 9)
-    coords_x: list[np.ndarray] = []
-    coords_y: list[np.ndarray] = []
-    owners: list[tuple[Section, int]] = []
-    along: dict[Section, np.ndarray] = {}
-    for s, t in positions.items():
-        pts = _points_across(straight, s, t, offsets_center)
-        coords_x.append(pts[..., 0].ravel())
-        coords_y.append(pts[..., 1].ravel())
-        owners.append((s, len(t)))
-        along[s] = t / ppp
-    xs, ys = np.concatenate(coords_x), np.concatenate(coords_y)
-    sampled = _sample(straight.density, xs, ys)
-    blank = _sample(straight.print_density, xs, ys) if straight.print_density is not None else None
-    beside_band = _sample(straight.paper_side, xs, ys) if straight.paper_side is not None else None
-    alone_sampled = _sample(straight.paper_alone, xs, ys) if straight.paper_alone is not None else None
-    lost = _sample(straight.clip_extra, xs, ys) if straight.clip_extra is not None else None
-    shifts: dict[Section, np.ndarray] = {}
-    ignored = _sample_mask(straight.ignore, xs, ys)
-    in_river = _sample_mask(straight.river, xs, ys)
-    unsure = _sample_mask(straight.guide_unsure, xs, ys)
-    covered = _sample_mask(straight.too_dark, xs, ys)
-    beyond = _sample_mask(straight.outside, xs, ys)
-    on_clipped = _sample_mask(straight.clipped, xs, ys)
-    clipped: dict[Section, np.ndarray] = {}
-    n_off = len(offsets_center)
-    centre = n_off // 2
-    inside = _sample_mask(_deep_in_band(straight.river), xs, ys) & ~ignored
-    near_bank = _sample_mask(straight.bank_fringe, xs, ys)
-    guide = _band_guide(sampled, inside, n_off)
-    band_colour: dict[Section, np.ndarray] = {}
-    out: dict[Section, np.ndarray] = {}
-    valid: dict[Section, np.ndarray] = {}
-    river: dict[Section, np.ndarray] = {}
-    printed: dict[Section, np.ndarray] = {}
-    presence: dict[Section, np.ndarray] = {}
-    band_edge: dict[Section, np.ndarray] = {}
-    bank_edge: dict[Section, np.ndarray] = {}
-    greys: dict[Section, np.ndarray] = {}
-    under_dark: dict[Section, np.ndarray] = {}
-    paper_edge: dict[Section, np.ndarray] = {}
-    paper_alone: dict[Section, np.ndarray] = {}
-    partial_guide: dict[Section, np.ndarray] = {}
+    across = _samples_across(straight, positions)
+    n_off = len(OFFSETS_ACROSS)
+    guide = _band_guide(
+        np.concatenate([a.density.reshape(-1, 3) for a in across.values()]),
+        np.concatenate([a.deep.ravel() for a in across.values()]),
+        n_off,
+    )
     # The blank guide on the band, at the section's centre line, no lighter than the band in any
     # channel (by more than ``BRIGHTER``): grey dashes printed on a pale band.
-    dark_guide = guide is not None and float(guide[centre].min()) >= BRIGHTER
-    pos = 0
-    for s, n_t in owners:
-        here = slice(pos, pos + n_t * n_off)
-        block = sampled[here].reshape(n_t, n_off, 3)
-        skip = ignored[here].reshape(n_t, n_off)
-        on_band = in_river[here].reshape(n_t, n_off)
-        river[s] = on_band[:, centre]
-        clipped[s] = on_clipped[here].reshape(n_t, n_off)[:, centre] & ~river[s]
-        pos += n_t * n_off
-        lighter = channel_min(block) < BRIGHTER
-        # A sample on paper does not take its colour from the band beside it: where a section runs
-        # close alongside the Thames, the band's edge (teal, blue) is within the stroke search.
-        beside = on_band & ~river[s][:, None]
-        chroma = np.where((skip | lighter | beside)[..., None], 0.0, _chroma(np.clip(block, 0.0, None)))
-        # The densest offset inside the band: a wobbling stroke is not always on the centre line.
-        pick = np.argmax(chroma.sum(axis=2), axis=1)
-        picked = chroma[np.arange(n_t), pick]
-        if river[s].any():
-            # Over the Thames a guide printed on the band is lighter than the band, mostly in the
-            # channels the band absorbs: pencil over the guide loses that part of its colour, pencil
-            # beside it keeps it. Across the stroke, each channel's densest sample is the pencil's.
-            dense = _densest_channels(block, skip)
-            picked = np.where(river[s][:, None], _chroma(dense), picked)
-        deep = inside[here].reshape(n_t, n_off)
-        band_edge[s] = river[s] & ~deep[:, centre]
-        bank_edge[s] = band_edge[s] & near_bank[here].reshape(n_t, n_off)[:, centre]
-        if beside_band is not None and band_edge[s].any():
-            # The same densest channels across the section, against the paper's own surround.
-            dense_p = _densest_channels(beside_band[here].reshape(n_t, n_off, 3), skip)
-            edge_marks = _smooth_along(_chroma(dense_p), ~skip[:, centre])
-            paper_edge[s] = np.where(band_edge[s][:, None], edge_marks, np.nan)
-        if alone_sampled is not None:
-            # On the paper beside the band, the same mark measured against the paper alone (the
-            # median there takes in the band and its banks: ``paper_alone_density``).
-            alone = alone_sampled[here].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
-            there = ~np.isnan(alone).any(axis=1) & ~river[s] & ~skip[:, centre]
-            if there.any():
-                left_out = (skip | lighter | beside)[np.arange(n_t), pick] | ~there
-                alone = np.where(left_out[:, None], 0.0, _chroma(np.clip(np.nan_to_num(alone), 0.0, None)))
-                paper_alone[s] = np.where(there[:, None], _smooth_along(alone, there), np.nan)
-        rest = partial = None
-        if guide is not None and deep[:, centre].any():
-            # What the band's blank guide does not explain, summed across the section (``_band_guide``).
-            rest = np.where(deep[..., None], block - guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
-            # Where the search across the section, wholly deep in the band, sees something lighter
-            # than the band, that is its light guide: pencil on it is what the guide does not
-            # explain (left out as lighter, the stroke there went unseen). Not where some channel is
-            # lighter than even the blank guide: another guide crosses this one there.
-            on_guide = (lighter & ~skip).any(axis=1) & deep.all(axis=1)
-            crossed = (rest.min(axis=1) < BRIGHTER)[:, None]
-            unexplained = np.where(crossed, 0.0, np.clip(rest, 0.0, None))
-            picked = np.where(on_guide[:, None], _chroma(unexplained), picked)
-            if on_guide.any():
-                # The same with the part of the guide missing at a dash's end added back.
-                whole = np.where(deep[..., None], guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
-                fuller = np.where(crossed, 0.0, np.clip(_partial_guide_added(rest, whole), 0.0, None))
-                partial = np.where(on_guide[:, None], _chroma(fuller), picked)
-        if lost is not None:
-            raw = np.clip(block[np.arange(n_t), pick], 0.0, None)
-            more = lost[here].reshape(n_t, n_off, 3)[np.arange(n_t), pick]
-            shift = _chroma(raw + more) - _chroma(raw)
-            shift[river[s] | ~picked.any(axis=1)] = 0.0
-            shifts[s] = _smooth_along(shift, ~skip[:, centre])
-        if blank is not None:
-            under = _chroma(blank[here].reshape(n_t, n_off, 3))
-            printed[s] = _smooth_along(under[np.arange(n_t), pick], ~skip[:, centre])
-        ok = ~skip[:, centre]
-        out[s] = _smooth_along(picked, ok)
-        if partial is not None:
-            partial_guide[s] = _smooth_along(partial, ok)
-        valid[s] = ok
-        at_pick = np.clip(block[np.arange(n_t), pick], 0.0, None)
-        densest = np.where(skip[np.arange(n_t), pick], 0.0, channel_min(at_pick))
-        greys[s] = _smooth_along(densest[:, None], ok)[:, 0]
-        if rest is not None:
-            rest_chroma = _chroma(np.clip(rest, 0.0, None))
-            colour = _smooth_along(rest_chroma, deep[:, centre])
-            band_colour[s] = np.where(deep[:, centre, None], colour, np.nan)
-            if dark_guide:
-                # Such a guide is a mark in the densest channels across a section, and the print's
-                # level (``_zone_levels``), learnt from dashes and gaps alike, leaves its densest
-                # dashes standing as faint pencil; the blank guide, learnt dash and gap together
-                # across the sheet's crossings, explains them (``measure_sections``).
-                wholly = deep.all(axis=1) & ok
-                rest_marks = _smooth_along(rest_chroma, wholly)
-                under_dark[s] = np.where(wholly[:, None], rest_marks, np.nan)
-        # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
-        seen = np.abs(block).max(axis=(1, 2))[:, None]
-        seen_here = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
-        # Where a blank guide need not show, its absence says nothing: those positions are not judged;
-        # where the surround is too dark to be paper, or beyond the picture, nothing of the map shows
-        # whatever the marks say. NaN: not judged (masked print, and the above).
-        out_of_picture = beyond[here].reshape(n_t, n_off)[:, centre]
-        seen_here[unsure[here].reshape(n_t, n_off)[:, centre]] = np.nan
-        seen_here[covered[here].reshape(n_t, n_off)[:, centre] | out_of_picture] = 0.0
-        seen_here[~ok & ~out_of_picture] = np.nan
-        presence[s] = seen_here
+    dark_guide = guide is not None and float(guide[n_off // 2].min()) >= BRIGHTER
+    one = {s: _profile_one(a, guide, dark_guide) for s, a in across.items()}
+
+    def kept(name: str) -> dict[Section, np.ndarray]:
+        """The sections' entries of one field, those without one left out."""
+        return {s: getattr(p, name) for s, p in one.items() if getattr(p, name) is not None}
+
     return _Profiles(
-        out,
-        valid,
-        river,
-        along,
-        printed if blank is not None else None,
-        shifts if lost is not None else None,
-        band_colour,
-        presence,
-        band_edge,
+        kept("delta"),
+        kept("valid"),
+        kept("river"),
+        {s: t / straight.px_per_pitch for s, t in positions.items()},
+        kept("printed") if straight.print_density is not None else None,
+        kept("colour_shift") if straight.clip_extra is not None else None,
+        kept("band_colour"),
+        kept("presence"),
+        kept("band_edge"),
         _beside_marks(straight, positions),
-        clipped,
-        greys,
-        under_dark if dark_guide else None,
-        paper_edge if beside_band is not None else None,
-        partial_guide,
-        bank_edge if straight.bank_fringe is not None else None,
-        paper_alone if alone_sampled is not None else None,
+        kept("clipped"),
+        kept("grey"),
+        kept("under_dark_guide") if dark_guide else None,
+        kept("paper_edge") if straight.paper_side is not None else None,
+        kept("partial_guide"),
+        kept("bank_edge") if straight.bank_fringe is not None else None,
+        kept("paper_alone") if straight.paper_alone is not None else None,
     )
+
+
+def _samples_across(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> dict[Section, _Across]:
+    """Per section, the straightened sheet's images sampled at ``positions`` (pixels along it from its
+    first station), each at ``OFFSETS_ACROSS``; every image is sampled at once, all sections together."""
+    n_off = len(OFFSETS_ACROSS)
+    centre = n_off // 2
+    points = [_points_across(straight, s, t, OFFSETS_ACROSS) for s, t in positions.items()]
+    xs = np.concatenate([p[..., 0].ravel() for p in points])
+    ys = np.concatenate([p[..., 1].ravel() for p in points])
+
+    def image(img: np.ndarray | None) -> np.ndarray | None:
+        return _sample(img, xs, ys) if img is not None else None
+
+    density = _sample(straight.density, xs, ys)
+    blank, paper_side = image(straight.print_density), image(straight.paper_side)
+    paper_alone, lost = image(straight.paper_alone), image(straight.clip_extra)
+    ignored = _sample_mask(straight.ignore, xs, ys)
+    masks = {
+        "on_band": _sample_mask(straight.river, xs, ys),
+        "deep": _sample_mask(_deep_in_band(straight.river), xs, ys) & ~ignored,
+        "on_clipped": _sample_mask(straight.clipped, xs, ys),
+        "near_bank": _sample_mask(straight.bank_fringe, xs, ys),
+        "unsure": _sample_mask(straight.guide_unsure, xs, ys),
+        "covered": _sample_mask(straight.too_dark, xs, ys),
+        "beyond": _sample_mask(straight.outside, xs, ys),
+    }
+    across_only = {"on_band", "deep"}
+    out: dict[Section, _Across] = {}
+    pos = 0
+    for s, t in positions.items():
+        here, shape = slice(pos, pos + len(t) * n_off), (len(t), n_off, 3)
+        pos += len(t) * n_off
+        cut = {k: m[here].reshape(shape[:2]) for k, m in masks.items()}
+        out[s] = _Across(
+            density=density[here].reshape(shape),
+            skip=ignored[here].reshape(shape[:2]),
+            **{k: m if k in across_only else m[:, centre] for k, m in cut.items()},
+            blank=None if blank is None else blank[here].reshape(shape),
+            paper_side=None if paper_side is None else paper_side[here].reshape(shape),
+            paper_alone=None if paper_alone is None else paper_alone[here].reshape(shape),
+            lost=None if lost is None else lost[here].reshape(shape),
+        )
+    return out
+
+
+def _profile_one(a: _Across, guide: np.ndarray | None, dark_guide: bool) -> _OneProfile:
+    """One section's profile from its samples across it, ``guide`` the band's blank guide
+    (``_band_guide``) and ``dark_guide`` whether it is no lighter than the band."""
+    n_t, n_off = a.skip.shape
+    centre = n_off // 2
+    rows = np.arange(n_t)
+    river = a.on_band[:, centre]
+    ok = ~a.skip[:, centre]
+    lighter = channel_min(a.density) < BRIGHTER
+    # A sample on paper does not take its colour from the band beside it: where a section runs
+    # close alongside the Thames, the band's edge (teal, blue) is within the stroke search.
+    left_out = a.skip | lighter | (a.on_band & ~river[:, None])
+    chroma = np.where(left_out[..., None], 0.0, _chroma(np.clip(a.density, 0.0, None)))
+    # The densest offset inside the band: a wobbling stroke is not always on the centre line.
+    pick = np.argmax(chroma.sum(axis=2), axis=1)
+    picked = chroma[rows, pick]
+    if river.any():
+        # Over the Thames a guide printed on the band is lighter than the band, mostly in the
+        # channels the band absorbs: pencil over the guide loses that part of its colour, pencil
+        # beside it keeps it. Across the stroke, each channel's densest sample is the pencil's.
+        picked = np.where(river[:, None], _chroma(_densest_channels(a.density, a.skip)), picked)
+    band_edge = river & ~a.deep[:, centre]
+    on_band = _on_band_guide(a, guide, lighter, picked)
+    if on_band is not None:
+        picked = on_band.picked
+    at_pick = np.clip(a.density[rows, pick], 0.0, None)
+    densest = np.where(a.skip[rows, pick], 0.0, channel_min(at_pick))
+    band_colour = under_dark = None
+    if on_band is not None:
+        rest_chroma = _chroma(np.clip(on_band.rest, 0.0, None))
+        colour = _smooth_along(rest_chroma, a.deep[:, centre])
+        band_colour = np.where(a.deep[:, centre, None], colour, np.nan)
+        if dark_guide:
+            # Such a guide is a mark in the densest channels across a section, and the print's
+            # level (``_zone_levels``), learnt from dashes and gaps alike, leaves its densest
+            # dashes standing as faint pencil; the blank guide, learnt dash and gap together
+            # across the sheet's crossings, explains them (``measure_sections``).
+            wholly = a.deep.all(axis=1) & ok
+            under_dark = np.where(wholly[:, None], _smooth_along(rest_chroma, wholly), np.nan)
+    return _OneProfile(
+        delta=_smooth_along(picked, ok),
+        valid=ok,
+        river=river,
+        clipped=a.on_clipped & ~river,
+        grey=_smooth_along(densest[:, None], ok)[:, 0],
+        presence=_presence(a, ok),
+        band_edge=band_edge,
+        bank_edge=band_edge & a.near_bank,
+        printed=(_smooth_along(_chroma(a.blank)[rows, pick], ok) if a.blank is not None else None),
+        colour_shift=_clip_shift(a, pick, picked, river, ok),
+        band_colour=band_colour,
+        under_dark_guide=under_dark,
+        paper_edge=_paper_edge_marks(a, band_edge, ok),
+        partial_guide=(
+            _smooth_along(on_band.partial, ok) if on_band is not None and on_band.partial is not None else None
+        ),
+        paper_alone=_paper_alone_marks(a, pick, left_out, river, ok),
+    )
+
+
+class _OnBandGuide(NamedTuple):
+    rest: np.ndarray
+    """(n_t, 3): what the band's blank guide does not explain, summed across the section."""
+    picked: np.ndarray
+    """(n_t, 3): the mark taken, where the search across the section sees the band's light guide."""
+    partial: np.ndarray | None
+    """(n_t, 3): the same with the part of the guide missing at a dash's end added back, where the
+    light guide is seen anywhere; ``None`` where it is not."""
+
+
+def _on_band_guide(
+    a: _Across, guide: np.ndarray | None, lighter: np.ndarray, picked: np.ndarray
+) -> _OnBandGuide | None:
+    """Deep in the Thames band, the marks as the band's blank guide (``_band_guide``) leaves them;
+    ``None`` where the section is nowhere deep in the band or the guide is not known."""
+    centre = a.skip.shape[1] // 2
+    if guide is None or not a.deep[:, centre].any():
+        return None
+    deep = a.deep
+    rest = np.where(deep[..., None], a.density - guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
+    # Where the search across the section, wholly deep in the band, sees something lighter
+    # than the band, that is its light guide: pencil on it is what the guide does not
+    # explain (left out as lighter, the stroke there went unseen). Not where some channel is
+    # lighter than even the blank guide: another guide crosses this one there.
+    on_guide = (lighter & ~a.skip).any(axis=1) & deep.all(axis=1)
+    crossed = (rest.min(axis=1) < BRIGHTER)[:, None]
+    unexplained = np.where(crossed, 0.0, np.clip(rest, 0.0, None))
+    picked = np.where(on_guide[:, None], _chroma(unexplained), picked)
+    partial = None
+    if on_guide.any():
+        # The same with the part of the guide missing at a dash's end added back.
+        whole = np.where(deep[..., None], guide[None], 0.0).sum(axis=1) / BAND_STROKE_WIDTH
+        fuller = np.where(crossed, 0.0, np.clip(_partial_guide_added(rest, whole), 0.0, None))
+        partial = np.where(on_guide[:, None], _chroma(fuller), picked)
+    return _OnBandGuide(rest, picked, partial)
+
+
+def _paper_edge_marks(a: _Across, band_edge: np.ndarray, ok: np.ndarray) -> np.ndarray | None:
+    """At the band's edge, the densest channels across the section against the paper's own surround
+    (``Straightened.paper_side``); NaN elsewhere, ``None`` where the section has no such positions."""
+    if a.paper_side is None or not band_edge.any():
+        return None
+    edge_marks = _smooth_along(_chroma(_densest_channels(a.paper_side, a.skip)), ok)
+    return np.where(band_edge[:, None], edge_marks, np.nan)
+
+
+def _paper_alone_marks(
+    a: _Across, pick: np.ndarray, left_out: np.ndarray, river: np.ndarray, ok: np.ndarray
+) -> np.ndarray | None:
+    """On the paper beside the band, the mark at the offset picked measured against the paper alone
+    (the median there takes in the band and its banks: ``paper_alone_density``); NaN elsewhere,
+    ``None`` where the section has no such positions."""
+    if a.paper_alone is None:
+        return None
+    rows = np.arange(len(pick))
+    alone = a.paper_alone[rows, pick]
+    there = ~np.isnan(alone).any(axis=1) & ~river & ok
+    if not there.any():
+        return None
+    dropped = left_out[rows, pick] | ~there
+    alone = np.where(dropped[:, None], 0.0, _chroma(np.clip(np.nan_to_num(alone), 0.0, None)))
+    return np.where(there[:, None], _smooth_along(alone, there), np.nan)
+
+
+def _clip_shift(
+    a: _Across, pick: np.ndarray, picked: np.ndarray, river: np.ndarray, ok: np.ndarray
+) -> np.ndarray | None:
+    """What the density a clipped paper channel lost adds to the picked mark's chroma (zero over the
+    river and where nothing is picked); ``None`` where the sheet lost nothing to clipping."""
+    if a.lost is None:
+        return None
+    rows = np.arange(len(pick))
+    raw = np.clip(a.density[rows, pick], 0.0, None)
+    shift = _chroma(raw + a.lost[rows, pick]) - _chroma(raw)
+    shift[river | ~picked.any(axis=1)] = 0.0
+    return _smooth_along(shift, ok)
+
+
+def _presence(a: _Across, ok: np.ndarray) -> np.ndarray:
+    """``_Profiles.presence`` of one section."""
+    # A guide printed on the Thames band is lighter than the band: any departure, either way, is a mark.
+    seen = np.abs(a.density).max(axis=(1, 2))[:, None]
+    seen_here = _smooth_along(seen, ok, HIDDEN_WINDOW_SAMPLES)[:, 0]
+    # Where a blank guide need not show, its absence says nothing: those positions are not judged;
+    # where the surround is too dark to be paper, or beyond the picture, nothing of the map shows
+    # whatever the marks say. NaN: not judged (masked print, and the above).
+    seen_here[a.unsure] = np.nan
+    seen_here[a.covered | a.beyond] = 0.0
+    seen_here[~ok & ~a.beyond] = np.nan
+    return seen_here
 
 
 PARTIAL_GUIDE_MIN = 0.02
@@ -1739,7 +1865,7 @@ def measure_sections(
     profiles = _section_profiles(
         straight, _sample_positions(straight, game_map, station_radius_pitch, END_GAP, DISC_EXTRA)
     )
-    short = {s for s, ok in profiles.valid.items() if ok.sum() < SHORT_VALID}
+    short = frozenset(s for s, ok in profiles.valid.items() if ok.sum() < SHORT_VALID)
     nearer = _sample_positions(straight, game_map, station_radius_pitch, END_GAP_NEAR, DISC_EXTRA_NEAR)
     near = _section_profiles(
         straight, {s: nearer[s] for s in profiles.delta if s in short or not profiles.river[s].any()}
@@ -1750,145 +1876,167 @@ def measure_sections(
     # measured at the default positions. A calibrated print's blank says it sample by sample, but
     # as scanned or photographed on another day: a mark either explains is print.
     zones = _zone_levels(profiles)
-
-    def cleaned_of(p: _Profiles, levels: dict[Section, np.ndarray]) -> dict[Section, np.ndarray]:
-        out = {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
-        # At the band's edge the guide printed on the paper beside it may be what is seen: what the
-        # paper's print explains there is print as well (else a blank guide leaving the band reads as
-        # a short stretch of pencil, a third of a short crossing).
-        for s, edge in (p.band_edge or {}).items():
-            if edge.any():
-                paper = _explain_print(p.delta[s], np.broadcast_to(zones[s].paper, p.delta[s].shape), dirs)
-                out[s] = np.where(edge[:, None], _lesser(paper, out[s]), out[s])
-        for s, marks in (p.paper_edge or {}).items():
-            # At the band's edge, against a surround of the paper alone: the guide's strip there is
-            # painted over from its ends, which may hold the band or a ring (``paper_side_density``).
-            here = ~np.isnan(marks[:, 0])
-            paper = _explain_print(np.nan_to_num(marks), np.broadcast_to(zones[s].paper, marks.shape), dirs)
-            out[s] = np.where(here[:, None], _lesser(paper, out[s]), out[s])
-        for s, rest in (p.under_dark_guide or {}).items():
-            # Deep in a band whose guide is darker than the band, what that blank guide explains
-            # is print as well (a clean scan's blank 4,5-4,6 was faint pencil along its dashes).
-            here = ~np.isnan(rest[:, 0])
-            out[s] = np.where(here[:, None], _lesser(np.nan_to_num(rest), out[s]), out[s])
-        if p.printed is not None:
-            # The blank alone took a guide under this picture's light (bluish in a shadow, pinkish
-            # in a warm corner) for light pencil, whole lines of it.
-            out = {s: _lesser(_explain_print(p.delta[s], p.printed[s], dirs), m) for s, m in out.items()}
-        return out
-
-    def less_missing_guide(
-        p: _Profiles, cleaned: dict[Section, np.ndarray], levels: dict[Section, np.ndarray]
-    ) -> dict[Section, np.ndarray]:
-        """``cleaned`` (``cleaned_of``) where, on the band's light guide, part of it is missing: the band
-        seen there is print as well (``_Profiles.partial_guide``)."""
-        out = dict(cleaned)
-        for s, marks in (p.partial_guide or {}).items():
-            out[s] = _lesser(_explain_print(marks, levels[s], dirs), cleaned[s])
-        return out
-
-    def less_beside_band(p: _Profiles, cleaned: dict[Section, np.ndarray]) -> dict[Section, np.ndarray]:
-        """``cleaned`` where, on the paper beside the Thames band, the mark measured against the paper
-        alone (``_Profiles.paper_alone``) is smaller: what the paper's print explains there is print."""
-        out = dict(cleaned)
-        for s, marks in (p.paper_alone or {}).items():
-            here = ~np.isnan(marks[:, 0])
-            paper = _explain_print(np.nan_to_num(marks), np.broadcast_to(zones[s].paper, marks.shape), dirs)
-            out[s] = np.where(here[:, None], _lesser(paper, cleaned[s]), cleaned[s])
-        return out
-
+    paper = {s: z.paper for s, z in zones.items()}
     levels, near_levels = _print_levels(profiles, zones), _print_levels(near, zones)
-    cleaned, near_cleaned = cleaned_of(profiles, levels), cleaned_of(near, near_levels)
+    cleaned = _cleaned_of(profiles, levels, paper, dirs)
+    near_cleaned = _cleaned_of(near, near_levels, paper, dirs)
     # The sheet's noise, which sets the stroke threshold for every section, taken before the band's
     # light guide is added back where part of it is missing: the marks that takes away on a few
     # crossings lowered it, and blank sections elsewhere crossed it (`print` photos 1023 and 230010
     # of the accuracy bench). So too before the paper beside the band is measured against the paper
     # alone (`unseen` photos 78075 and 78076 were put in doubt for sections far from the river).
     noise = _noise_level(cleaned, profiles)
-    cleaned = less_beside_band(profiles, less_missing_guide(profiles, cleaned, levels))
-    near_cleaned = less_beside_band(near, less_missing_guide(near, near_cleaned, near_levels))
-    # Where the guides cross at a lattice point with no station, the print may mark the point (an
-    # asterisk, of a colour of its own): what it leaves there, over the sheet's sections that run
-    # through such points (most of them blank), is print as well. Taken after the sheet's noise, as
-    # above: left out of every section instead, the sheet's references moved (history, fifty-second
-    # session).
-    points = _empty_points(profiles.along)
-    point_level = _empty_point_level(points, profiles, cleaned)
-    if point_level is not None and np.linalg.norm(point_level) >= EMPTY_POINT_SIGNAL * noise:
-        for p, marks, p_points in ((profiles, cleaned, points), (near, near_cleaned, _empty_points(near.along))):
-            for s, near_point in p_points.items():
-                on = (near_point & ~p.river[s])[:, None]
-                marks[s] = np.where(on, _lesser(_explain_point(marks[s], point_level), marks[s]), marks[s])
+    cleaned = _less_beside_band(profiles, _less_missing_guide(profiles, cleaned, levels, dirs), paper, dirs)
+    near_cleaned = _less_beside_band(near, _less_missing_guide(near, near_cleaned, near_levels, dirs), paper, dirs)
+    _less_empty_points(profiles, near, cleaned, near_cleaned, noise)
     # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped
     # paper, the print's level there at each section (the clipped paper's median, taken away as
     # density under a light pink stroke beside nearly grey guides, left it purple).
-    colour_levels = _print_levels(profiles, zones, nearby=True)
-    near_colour_levels = _print_levels(near, zones, nearby=True)
-    guide_grey = _guide_grey(profiles)
-    stroke_grey = pencil_grey()
+    sheet = _SheetMeasure(
+        profiles=profiles,
+        near=near,
+        cleaned=cleaned,
+        near_cleaned=near_cleaned,
+        colour_levels=_print_levels(profiles, zones, nearby=True),
+        near_colour_levels=_print_levels(near, zones, nearby=True),
+        dirs=dirs,
+        stroke_min=max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise),
+        guide_grey=_guide_grey(profiles),
+        stroke_grey=pencil_grey(),
+        short=short,
+        hidden=_hidden_shares(profiles),
+        guide_crossings=_band_guide_crossings(profiles, game_map),
+        circles=circles,
+    )
+    first = {s: sheet.measure(s, []) for s in profiles.delta}
+    out = dict(first)
+    crossed: dict[Section, list[Section]] = {}
+    for s in profiles.delta:
+        drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
+        if drawn_partners:
+            crossed[s] = drawn_partners
+            out[s] = sheet.measure(s, drawn_partners)
+    if specks is not None and noise <= SPECK_NOISE_MAX:
+        shares = specks(crossed)
+        out = {s: replace(ev, specks=shares[s]) if s in shares else ev for s, ev in out.items()}
+    return out
 
-    def colour_of(p: _Profiles, s: Section, mark: np.ndarray, level: np.ndarray) -> np.ndarray:
-        """The colour of section ``s``'s samples in ``p``, whose cleaned marks are ``mark`` and the
-        print's level under them ``level``."""
-        if p.grey is None:
-            return p.delta[s]
-        # The stroke's own grey is not the guide's: a stroke in a gap between dashes takes none of it.
-        own_grey = stroke_grey[np.argmax(mark @ dirs.T, axis=1)] * np.linalg.norm(mark, axis=1)
-        return _colour_without_print(p.delta[s], p.grey[s] - own_grey, level, guide_grey)
 
-    stroke_min = max(STROKE_MIN_CLEAN, min(STROKE_MIN, CLEAN_FACTOR * noise), NOISE_FACTOR * noise)
+def _cleaned_of(
+    p: _Profiles, levels: Mapping[Section, np.ndarray], paper: Mapping[Section, np.ndarray], dirs: np.ndarray
+) -> dict[Section, np.ndarray]:
+    """Per section of ``p``, its marks with what the print explains taken away: the print's ``levels``
+    under each sample, ``paper`` the level of the paper's own print (``_ZoneLevel.paper``)."""
+    out = {s: _explain_print(d, levels[s], dirs) for s, d in p.delta.items()}
+    # At the band's edge the guide printed on the paper beside it may be what is seen: what the
+    # paper's print explains there is print as well (else a blank guide leaving the band reads as
+    # a short stretch of pencil, a third of a short crossing).
+    for s, edge in (p.band_edge or {}).items():
+        if edge.any():
+            explained = _explain_print(p.delta[s], np.broadcast_to(paper[s], p.delta[s].shape), dirs)
+            out[s] = np.where(edge[:, None], _lesser(explained, out[s]), out[s])
+    for s, marks in (p.paper_edge or {}).items():
+        # At the band's edge, against a surround of the paper alone: the guide's strip there is
+        # painted over from its ends, which may hold the band or a ring (``paper_side_density``).
+        here = ~np.isnan(marks[:, 0])
+        explained = _explain_print(np.nan_to_num(marks), np.broadcast_to(paper[s], marks.shape), dirs)
+        out[s] = np.where(here[:, None], _lesser(explained, out[s]), out[s])
+    for s, rest in (p.under_dark_guide or {}).items():
+        # Deep in a band whose guide is darker than the band, what that blank guide explains
+        # is print as well (a clean scan's blank 4,5-4,6 was faint pencil along its dashes).
+        here = ~np.isnan(rest[:, 0])
+        out[s] = np.where(here[:, None], _lesser(np.nan_to_num(rest), out[s]), out[s])
+    if p.printed is not None:
+        # The blank alone took a guide under this picture's light (bluish in a shadow, pinkish
+        # in a warm corner) for light pencil, whole lines of it.
+        out = {s: _lesser(_explain_print(p.delta[s], p.printed[s], dirs), m) for s, m in out.items()}
+    return out
 
-    def measure_in(
-        p: _Profiles, marks: np.ndarray, level: np.ndarray, s: Section, skip: np.ndarray | None
-    ) -> SegmentEvidence:
-        use = p.valid[s] if skip is None else p.valid[s] & ~skip
-        ev = measure_at(p, marks, level, s, use)
-        if p.bank_edge is None or not (use & p.bank_edge[s]).any() or not (use & ~p.bank_edge[s]).any():
-            return ev
-        # Beside a bank, at the band's edge where a mark is measured against the paper, the surround
-        # takes some of the bank's and the band's colour, and a blank guide's dash leaving the band
-        # there read as pencil: a third of a crossing whose middle another line's stroke covers
-        # (`unseen` scans 76005, 86080). Where the marks lie mostly there, those positions are not
-        # measured; a stroke crossing the bank shows along the rest of the section as well, and
-        # keeps them (left out whatever the rest shows, drawn crossings lost a quarter of their
-        # marked share and were put in doubt). A section with no mark either way is measured
-        # without them as well: only its count of positions, and what is taken over them, changes.
-        clear = measure_at(p, marks, level, s, use & ~p.bank_edge[s])
-        mostly_there = clear.ink <= BANK_EDGE_SHARE * ev.ink and clear.faint <= BANK_EDGE_SHARE * ev.faint
-        return clear if mostly_there else ev
 
-    def measure_at(p: _Profiles, marks: np.ndarray, level: np.ndarray, s: Section, use: np.ndarray) -> SegmentEvidence:
-        # Over the river the pencil is harder to see; a crossing stroke is continuous, so where the
-        # section has enough samples on plain paper those decide.
-        if (use & ~p.river[s]).sum() >= OUTSIDE_RIVER_MIN:
-            use = use & ~p.river[s]
-        shift = p.colour_shift[s][use] if p.colour_shift is not None else None
-        # (Marks under the stroke threshold keep the colour measured as before: there the guide's
-        # share of the grey is too uncertain, and taken away as density it turns a faint purple blue.)
-        light = np.linalg.norm(marks[use], axis=1) < stroke_min
-        own = np.where((p.river[s][use] | light)[:, None], marks[use], colour_of(p, s, marks, level)[use])
-        colours = own if shift is None else np.clip(own + shift, 0.0, None)
-        band = p.band_colour.get(s) if p.band_colour is not None else None
-        if band is not None:
-            # Deep in the band, a mark's colour is what the printed guide there does not explain,
-            # where that is itself a mark: elsewhere what is seen there is the guide's own.
-            here = band[use]
-            known = np.linalg.norm(np.nan_to_num(here), axis=1) >= FAINT_FRACTION * stroke_min
-            colours = np.where(known[:, None], here, marks[use] if colours is None else colours)
-        ev = _evidence_one(s, marks[use], dirs, stroke_min, p.river[s][use], colours)
-        share = float(p.river[s][use].mean()) if use.any() else 0.0
-        beside = _pencil_marks(p.beside[s][use], dirs, stroke_min) if p.beside else ev.beside
-        return replace(ev, over_river=share, hidden=hidden.get(s, 0.0), short=s in short, beside=beside)
+def _less_missing_guide(
+    p: _Profiles, cleaned: dict[Section, np.ndarray], levels: Mapping[Section, np.ndarray], dirs: np.ndarray
+) -> dict[Section, np.ndarray]:
+    """``cleaned`` (``_cleaned_of``) where, on the band's light guide, part of it is missing: the band
+    seen there is print as well (``_Profiles.partial_guide``)."""
+    out = dict(cleaned)
+    for s, marks in (p.partial_guide or {}).items():
+        out[s] = _lesser(_explain_print(marks, levels[s], dirs), cleaned[s])
+    return out
 
-    def measure(s: Section, partners: list[Section]) -> SegmentEvidence:
-        skip = _crossed(profiles.along[s], s, partners, circles)
-        if s in guide_crossings:
-            skip = guide_crossings[s] if skip is None else skip | guide_crossings[s]
-        ev = measure_in(profiles, cleaned[s], colour_levels[s], s, skip)
+
+def _less_beside_band(
+    p: _Profiles, cleaned: dict[Section, np.ndarray], paper: Mapping[Section, np.ndarray], dirs: np.ndarray
+) -> dict[Section, np.ndarray]:
+    """``cleaned`` where, on the paper beside the Thames band, the mark measured against the paper
+    alone (``_Profiles.paper_alone``) is smaller: what the paper's print explains there is print."""
+    out = dict(cleaned)
+    for s, marks in (p.paper_alone or {}).items():
+        here = ~np.isnan(marks[:, 0])
+        explained = _explain_print(np.nan_to_num(marks), np.broadcast_to(paper[s], marks.shape), dirs)
+        out[s] = np.where(here[:, None], _lesser(explained, cleaned[s]), cleaned[s])
+    return out
+
+
+def _less_empty_points(
+    profiles: _Profiles,
+    near: _Profiles,
+    cleaned: dict[Section, np.ndarray],
+    near_cleaned: dict[Section, np.ndarray],
+    noise: float,
+) -> None:
+    """Where the guides cross at a lattice point with no station, the print may mark the point (an
+    asterisk, of a colour of its own): what it leaves there, over the sheet's sections that run
+    through such points (most of them blank), is print as well, taken away from ``cleaned`` and
+    ``near_cleaned`` in place. Taken after the sheet's noise: left out of every section instead, the
+    sheet's references moved (history, fifty-second session)."""
+    points = _empty_points(profiles.along)
+    point_level = _empty_point_level(points, profiles, cleaned)
+    if point_level is None or np.linalg.norm(point_level) < EMPTY_POINT_SIGNAL * noise:
+        return
+    for p, marks, p_points in ((profiles, cleaned, points), (near, near_cleaned, _empty_points(near.along))):
+        for s, near_point in p_points.items():
+            on = (near_point & ~p.river[s])[:, None]
+            marks[s] = np.where(on, _lesser(_explain_point(marks[s], point_level), marks[s]), marks[s])
+
+
+@dataclass(frozen=True)
+class _SheetMeasure:
+    """What every section of one sheet is measured with (``measure_sections``): its profiles at the
+    default gaps and, for some sections, nearer the symbols (``near``), their marks with the print
+    explained away (``cleaned``), the print's level for the marks' colour, and the sheet's stroke
+    threshold."""
+
+    profiles: _Profiles
+    near: _Profiles
+    cleaned: dict[Section, np.ndarray]
+    near_cleaned: dict[Section, np.ndarray]
+    colour_levels: dict[Section, np.ndarray]
+    near_colour_levels: dict[Section, np.ndarray]
+    dirs: np.ndarray
+    stroke_min: float
+    guide_grey: float
+    stroke_grey: np.ndarray
+    short: frozenset[Section]
+    hidden: dict[Section, float]
+    guide_crossings: dict[Section, np.ndarray]
+    circles: Mapping[Point, float] | None
+
+    def measure(self, s: Section, partners: list[Section]) -> SegmentEvidence:
+        """Section ``s``'s evidence, the stretches where its drawn crossing ``partners`` cross it
+        left out."""
+        profiles, near = self.profiles, self.near
+        skip = _crossed(profiles.along[s], s, partners, self.circles)
+        if s in self.guide_crossings:
+            skip = self.guide_crossings[s] if skip is None else skip | self.guide_crossings[s]
+        ev = self._measure_in(profiles, self.cleaned[s], self.colour_levels[s], s, skip)
         if s not in near.delta:
             return ev
-        closer = measure_in(
-            near, near_cleaned[s], near_colour_levels[s], s, _crossed(near.along[s], s, partners, circles)
+        closer = self._measure_in(
+            near,
+            self.near_cleaned[s],
+            self.near_colour_levels[s],
+            s,
+            _crossed(near.along[s], s, partners, self.circles),
         )
         if (closer.ink, closer.faint) <= (ev.ink, ev.faint):
             return ev
@@ -1899,20 +2047,58 @@ def measure_sections(
             return replace(closer, clear_chroma=ev.chroma)
         return closer
 
-    hidden = _hidden_shares(profiles)
-    guide_crossings = _band_guide_crossings(profiles, game_map)
-    first = {s: measure(s, []) for s in profiles.delta}
-    out = dict(first)
-    crossed: dict[Section, list[Section]] = {}
-    for s in profiles.delta:
-        drawn_partners = [t for t in game_map.crossing_partners[s] if first[t].ink >= CROSSING_INK]
-        if drawn_partners:
-            crossed[s] = drawn_partners
-            out[s] = measure(s, drawn_partners)
-    if specks is not None and noise <= SPECK_NOISE_MAX:
-        shares = specks(crossed)
-        out = {s: replace(ev, specks=shares[s]) if s in shares else ev for s, ev in out.items()}
-    return out
+    def _measure_in(
+        self, p: _Profiles, marks: np.ndarray, level: np.ndarray, s: Section, skip: np.ndarray | None
+    ) -> SegmentEvidence:
+        use = p.valid[s] if skip is None else p.valid[s] & ~skip
+        ev = self._measure_at(p, marks, level, s, use)
+        if p.bank_edge is None or not (use & p.bank_edge[s]).any() or not (use & ~p.bank_edge[s]).any():
+            return ev
+        # Beside a bank, at the band's edge where a mark is measured against the paper, the surround
+        # takes some of the bank's and the band's colour, and a blank guide's dash leaving the band
+        # there read as pencil: a third of a crossing whose middle another line's stroke covers
+        # (`unseen` scans 76005, 86080). Where the marks lie mostly there, those positions are not
+        # measured; a stroke crossing the bank shows along the rest of the section as well, and
+        # keeps them (left out whatever the rest shows, drawn crossings lost a quarter of their
+        # marked share and were put in doubt). A section with no mark either way is measured
+        # without them as well: only its count of positions, and what is taken over them, changes.
+        clear = self._measure_at(p, marks, level, s, use & ~p.bank_edge[s])
+        mostly_there = clear.ink <= BANK_EDGE_SHARE * ev.ink and clear.faint <= BANK_EDGE_SHARE * ev.faint
+        return clear if mostly_there else ev
+
+    def _measure_at(
+        self, p: _Profiles, marks: np.ndarray, level: np.ndarray, s: Section, use: np.ndarray
+    ) -> SegmentEvidence:
+        # Over the river the pencil is harder to see; a crossing stroke is continuous, so where the
+        # section has enough samples on plain paper those decide.
+        if (use & ~p.river[s]).sum() >= OUTSIDE_RIVER_MIN:
+            use = use & ~p.river[s]
+        shift = p.colour_shift[s][use] if p.colour_shift is not None else None
+        # (Marks under the stroke threshold keep the colour measured as before: there the guide's
+        # share of the grey is too uncertain, and taken away as density it turns a faint purple blue.)
+        light = np.linalg.norm(marks[use], axis=1) < self.stroke_min
+        own = np.where((p.river[s][use] | light)[:, None], marks[use], self._colour_of(p, s, marks, level)[use])
+        colours = own if shift is None else np.clip(own + shift, 0.0, None)
+        band = p.band_colour.get(s) if p.band_colour is not None else None
+        if band is not None:
+            # Deep in the band, a mark's colour is what the printed guide there does not explain,
+            # where that is itself a mark: elsewhere what is seen there is the guide's own.
+            here = band[use]
+            known = np.linalg.norm(np.nan_to_num(here), axis=1) >= FAINT_FRACTION * self.stroke_min
+            colours = np.where(known[:, None], here, marks[use] if colours is None else colours)
+        ev = _evidence_one(s, marks[use], self.dirs, self.stroke_min, p.river[s][use], colours)
+        share = float(p.river[s][use].mean()) if use.any() else 0.0
+        beside = _pencil_marks(p.beside[s][use], self.dirs, self.stroke_min) if p.beside else ev.beside
+        return replace(ev, over_river=share, hidden=self.hidden.get(s, 0.0), short=s in self.short, beside=beside)
+
+    def _colour_of(self, p: _Profiles, s: Section, mark: np.ndarray, level: np.ndarray) -> np.ndarray:
+        """The colour of section ``s``'s samples in ``p``, whose cleaned marks are ``mark`` and the
+        print's level under them ``level``."""
+        if p.grey is None:
+            return p.delta[s]
+        # The stroke's own grey is not the guide's: a stroke in a gap between dashes takes none of it.
+        own_grey = self.stroke_grey[np.argmax(mark @ self.dirs.T, axis=1)] * np.linalg.norm(mark, axis=1)
+        return _colour_without_print(p.delta[s], p.grey[s] - own_grey, level, self.guide_grey)
 
 
 GUIDE_CROSSING_SKIP = 0.12
