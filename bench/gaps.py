@@ -40,7 +40,7 @@ from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS, Section, parse_section_name
 from nsvision.pipeline import decide, measure_sheet
 from nsvision.render.sample import write_sample
-from nsvision.vision import detect
+from nsvision.vision import detect, straighten
 from nsvision.vision.load import load_page
 
 GAP_SHARE = 30
@@ -70,7 +70,7 @@ def gap_density(case: Case) -> dict[str, Any]:
         ok = ~detect._sample_mask(straight.ignore, xs, ys) & ~detect._sample_mask(straight.river, xs, ys)
         if ok.sum() < MIN_POSITIONS:
             continue
-        density = detect._sample(straight.density, xs, ys)
+        density = straighten.sample_at(straight.density, xs, ys)
         guide = density.min(axis=1)
         gaps = ok & (guide <= np.percentile(guide[ok], GAP_SHARE))
         values[s] = float(np.median(density.mean(axis=1)[gaps]))

@@ -42,7 +42,8 @@ from nsvision.calibration import load_calibration
 from nsvision.game.board import Section
 from nsvision.pipeline import SheetReport
 from nsvision.render.sample import write_sample
-from nsvision.vision import detect
+from nsvision.vision import detect, straighten
+from nsvision.vision.channels import chroma_density
 from nsvision.vision.load import load_page
 
 BANDS = (0.0, 0.02, 0.04, 0.085, float("inf"))
@@ -60,7 +61,9 @@ def decoded(sample: Any, fmt: str) -> np.ndarray:
         return load_page(next(p for p in paths if p.suffix != ".json")).image
 
 
-def stroke_chroma(with_lines: detect.Straightened, without: detect.Straightened, s: Section, radius: float) -> float:
+def stroke_chroma(
+    with_lines: straighten.Straightened, without: straighten.Straightened, s: Section, radius: float
+) -> float:
     """The median chroma density the stroke of ``s`` adds, at its own offset across the section."""
     ppp = with_lines.px_per_pitch
     a = np.array(with_lines.lattice_to_px(*s.a))
@@ -77,8 +80,8 @@ def stroke_chroma(with_lines: detect.Straightened, without: detect.Straightened,
     offsets = np.linspace(-ACROSS, ACROSS, 9) * ppp
     pts = a + t[:, None, None] * d + offsets[None, :, None] * n
     xs, ys = pts[..., 0].ravel(), pts[..., 1].ravel()
-    added = detect._sample(with_lines.density, xs, ys) - detect._sample(without.density, xs, ys)
-    chroma = np.linalg.norm(detect._chroma(np.clip(added, 0.0, None)), axis=1).reshape(len(t), len(offsets))
+    added = straighten.sample_at(with_lines.density, xs, ys) - straighten.sample_at(without.density, xs, ys)
+    chroma = np.linalg.norm(chroma_density(np.clip(added, 0.0, None)), axis=1).reshape(len(t), len(offsets))
     ignored = detect._sample_mask(with_lines.ignore, xs, ys).reshape(len(t), len(offsets))
     best = np.where(ignored, 0.0, chroma).max(axis=1)
     kept = ~ignored.all(axis=1)
@@ -96,8 +99,8 @@ def run_case(case: Case) -> dict[str, Any]:
     if not isinstance(result, SheetReport) or result.registration is None or result.reading is None:
         row["error"] = "not read"
         return row
-    with_lines = detect.straighten(decoded(sample, fmt), result.registration, cal.map)
-    without = detect.straighten(decoded(bare, fmt), result.registration, cal.map)
+    with_lines = straighten.straighten(decoded(sample, fmt), result.registration, cal.map)
+    without = straighten.straighten(decoded(bare, fmt), result.registration, cal.map)
     radius = cal.sheet.station_radius / cal.sheet.lattice_pitch
     read = {s.name: r.colour for s, r in result.reading.sections.items()}
     by_name = {s.name: s for s in result.reading.sections}

@@ -13,7 +13,7 @@ from nsvision.game.board import LINE_COLOURS, Colour, Section, parse_section_nam
 from nsvision.pipeline import SheetReport
 from nsvision.vision.channels import channel_min
 from nsvision.vision.closeups import CLOSEUP_MAX, CLOSEUP_PX, closeup_square
-from nsvision.vision.detect import Straightened
+from nsvision.vision.straighten import Straightened
 
 _BGR = {"purple": (150, 40, 110), "blue": (220, 120, 0), "pink": (130, 30, 235), "green": (40, 170, 40)}
 SCALE = 2

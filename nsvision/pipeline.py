@@ -37,21 +37,14 @@ from nsvision.game.scoring import ScoreCard, score_network
 from nsvision.vision.calibrate import load_blank
 from nsvision.vision.circles import StationCircle, doubled_stations, find_circles
 from nsvision.vision.closeups import CLOSEUP_MAX, section_closeups
-from nsvision.vision.detect import (
-    MARGIN,
-    SegmentEvidence,
-    Straightened,
-    blank_density,
-    in_colour,
-    measure_sections,
-    straighten,
-)
+from nsvision.vision.detect import SegmentEvidence, measure_sections
 from nsvision.vision.load import LoadedPage, load_array, load_page, page_count
 from nsvision.vision.marks import MarksReading, compare_marks, marks_contradict, read_marks, track_contradicts
 from nsvision.vision.other_sheets import direction, find_other_map
 from nsvision.vision.rebuild import Reading, read_to_tourist_track, rebuild, settle_by_hand, tourist_second_looks
 from nsvision.vision.register import Registration, register
 from nsvision.vision.specks import speck_shares
+from nsvision.vision.straighten import MARGIN, Straightened, blank_density, in_colour, straighten
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ from nsvision.game.network import Network  # noqa: E402
 from nsvision.render.pencil import PENCIL_RGB  # noqa: E402
 from nsvision.render.sample import Sample, make_sample  # noqa: E402
 from nsvision.render.style import OVERLAID_PREFIX, UNSEEN_PREFIX, get_style  # noqa: E402
-from nsvision.vision import detect  # noqa: E402
+from nsvision.vision import straighten  # noqa: E402
+from nsvision.vision.channels import chroma_density  # noqa: E402
 
 PITCH = 40
 MARGIN = 0.5
@@ -42,9 +43,9 @@ PURPLE_OD = -np.log(np.array(PENCIL_RGB["purple"]) / 255.0)
 """A firm purple stroke's optical density."""
 
 
-def _straightened(density: np.ndarray, ignore: np.ndarray | None = None) -> detect.Straightened:
+def _straightened(density: np.ndarray, ignore: np.ndarray | None = None) -> straighten.Straightened:
     h, w = density.shape[:2]
-    return detect.Straightened(
+    return straighten.Straightened(
         image=np.full((h, w, 3), 255, np.uint8),
         density=density,
         ignore=np.zeros((h, w), bool) if ignore is None else ignore,
@@ -83,7 +84,7 @@ def test_a_stroke_is_measured_by_the_chroma_it_adds_over_the_print() -> None:
     for across in (0.0, 0.06):
         with_lines = _straightened(_stroke(guide, "2,3-4,3", PURPLE_OD, across))
         measured = visibility.stroke_chroma(with_lines, without, section, radius=0.2)
-        assert measured == pytest.approx(float(np.linalg.norm(detect._chroma(PURPLE_OD))), rel=0.05)
+        assert measured == pytest.approx(float(np.linalg.norm(chroma_density(PURPLE_OD))), rel=0.05)
     # Beside the section, outside the search, and on another section: nothing.
     off = _straightened(_stroke(guide, "2,3-4,3", PURPLE_OD, 0.3))
     assert visibility.stroke_chroma(off, without, section, radius=0.2) < 0.01

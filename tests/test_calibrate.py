@@ -36,7 +36,7 @@ from nsvision.render.sample import make_sample
 from nsvision.render.sheet import render_blank
 from nsvision.render.style import SLATE, SheetStyle
 from nsvision.vision.calibrate import BlankSurvey, calibrate_blank, load_blank, survey_blank, write_calibration
-from nsvision.vision.detect import MARGIN, PX_PER_PITCH
+from nsvision.vision.straighten import MARGIN, PX_PER_PITCH
 
 runner = CliRunner()
 

@@ -7,10 +7,8 @@ import numpy as np
 
 from nsvision.calibration import load_calibration
 from nsvision.game.board import LINE_COLOURS, Section
+from nsvision.vision.channels import chroma_density
 from nsvision.vision.detect import (
-    MARGIN,
-    PX_PER_PITCH,
-    _chroma,
     _colour_without_print,
     _empty_points,
     _evidence_one,
@@ -20,14 +18,18 @@ from nsvision.vision.detect import (
     _print_levels,
     _Profiles,
     _zone_levels,
+    pencil_grey,
+    pencil_hues,
+)
+from nsvision.vision.straighten import (
+    MARGIN,
+    PX_PER_PITCH,
     broad_background,
     canonical_size,
     clipped_loss,
     coloured_surround,
     dark_surround,
     paper_alone_density,
-    pencil_grey,
-    pencil_hues,
     plain_paper,
     river_banks,
     stroke_density,
@@ -314,13 +316,13 @@ def test_where_part_of_the_bands_guide_is_missing_the_band_is_no_mark() -> None:
     channel lighter, so the missing part is the guide's; a stroke, on the dash or in its gap, stays."""
     guide = np.array([[-0.241, -0.089, 0.071]])
     gap = -0.7 * guide  # seven tenths of the guide missing
-    assert float(_chroma(gap)[0] @ pencil_hues()["blue"]) > 0.9 * float(np.linalg.norm(_chroma(gap)))
+    assert float(chroma_density(gap)[0] @ pencil_hues()["blue"]) > 0.9 * float(np.linalg.norm(chroma_density(gap)))
     assert np.allclose(_partial_guide_added(gap, guide), 0.0)
     stroke = _od((40, 90, 200), 0.6)[None, :]  # blue pencil
     assert np.allclose(_partial_guide_added(stroke, guide), stroke)  # on the whole guide
     in_gap = _partial_guide_added(stroke + gap, guide)
     blue = pencil_hues()["blue"]
-    assert float(_chroma(in_gap)[0] @ blue) >= float(_chroma(stroke)[0] @ blue)  # in the gap: no less
+    assert float(chroma_density(in_gap)[0] @ blue) >= float(chroma_density(stroke)[0] @ blue)  # in the gap: no less
     # A deficit where the guide is denser, not matched by the band's colour where it is lighter, is
     # the guide's blur or place on this sheet: a faint green stroke there keeps its marks.
     shifted = np.array([[0.03, -0.013, -0.063]])

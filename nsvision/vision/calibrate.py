@@ -29,7 +29,7 @@ from nsvision.calibration import Box, Calibration, SheetLayout, TrackCircle, cal
 from nsvision.errors import CalibrationError, InputError, NoMapFoundError
 from nsvision.game.board import GameMap
 from nsvision.vision.channels import channel_max
-from nsvision.vision.detect import MARGIN, PX_PER_PITCH, measure_sections, straighten
+from nsvision.vision.detect import measure_sections
 from nsvision.vision.marks import (
     FoundBox,
     FoundRing,
@@ -40,6 +40,7 @@ from nsvision.vision.marks import (
     straighten_region,
 )
 from nsvision.vision.register import Registration, register
+from nsvision.vision.straighten import MARGIN, PX_PER_PITCH, straighten
 
 PENCIL_INK = 0.5
 """A potential section with pencil-like marks along more than this share of it may be drawn."""
@@ -510,7 +511,7 @@ def write_calibration(calibration: Calibration, path: str | Path) -> list[Path]:
 def load_blank(calibration: Calibration) -> np.ndarray | None:
     """The print's straightened blank map (RGB uint8): lattice point (x, y) at
     ``((x + margin) * px_per_pitch, (y + margin) * px_per_pitch)`` with the ``appearance`` values
-    (those of ``detect.straighten`` when it was made).
+    (those of ``straighten.straighten`` when it was made).
 
     ``None`` when the calibration has none (the default one). Raises ``CalibrationError`` when the
     file it names is missing, unreadable or not of the size the calibration states.

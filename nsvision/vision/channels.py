@@ -26,3 +26,8 @@ def channel_min(values: np.ndarray) -> np.ndarray:
     for k in range(2, values.shape[-1]):
         out = np.minimum(out, values[..., k])
     return out
+
+
+def chroma_density(od: np.ndarray) -> np.ndarray:
+    """Remove the neutral (grey/black) part of an optical density vector: grey ink and guides vanish."""
+    return od - channel_min(od)[..., None]

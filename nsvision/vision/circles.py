@@ -19,18 +19,17 @@ import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, Colour, GameMap, Point, station_name
 from nsvision.game.network import Network
-from nsvision.vision.channels import channel_max
+from nsvision.vision.channels import channel_max, chroma_density
 from nsvision.vision.detect import (
     FAINT_FRACTION,
     HUE_MIN_COS,
     STROKE_MIN,
     Straightened,
-    _chroma,
     _median_colour,
-    _sample,
     _sample_mask,
     pencil_hues,
 )
+from nsvision.vision.straighten import sample_at
 
 RAY_STEP = 3.0
 """Degrees between two rays from a station."""
@@ -122,7 +121,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         xs = (cx + np.outer(np.cos(angles), radii)).ravel()
         ys = (cy + np.outer(np.sin(angles), radii)).ravel()
         shape = (len(angles), len(radii))
-        chroma = _chroma(np.clip(_sample(straight.density, xs, ys), 0.0, None)).reshape(*shape, 3)
+        chroma = chroma_density(np.clip(sample_at(straight.density, xs, ys), 0.0, None)).reshape(*shape, 3)
         masked = (_sample_mask(straight.ignore, xs, ys) | _sample_mask(near_river, xs, ys)).reshape(shape)
         mag = np.linalg.norm(chroma, axis=2)
         pencil_like = channel_max(chroma @ dirs.T) >= HUE_MIN_COS * np.maximum(mag, 1e-9)

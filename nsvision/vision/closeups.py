@@ -1,6 +1,6 @@
 """Close-ups of sections, taken from the picture itself, for a person to judge what the reader doubted.
 
-The reader measures on the map straightened to ``detect.PX_PER_PITCH`` px a pitch; a phone photo
+The reader measures on the map straightened to ``straighten.PX_PER_PITCH`` px a pitch; a phone photo
 has three times that or more. A person judging a light stroke sees more at the picture's own
 resolution: the grain a pencil leaves on the paper's tooth. Each close-up is the square of the
 lattice round a section (half a pitch beyond its stations, the same square the overlay crops from
@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 
 from nsvision.game.board import Section
-from nsvision.vision.detect import resample_grid
 from nsvision.vision.register import Registration
+from nsvision.vision.straighten import resample_grid
 
 CLOSEUP_PX = 256
 """Side of each close-up in px: for a section one pitch long, 128 px a pitch."""

@@ -1,7 +1,7 @@
 """Specks of pencil at the picture's own resolution: what a light stroke leaves on a clean picture.
 
 A light pencil stroke leaves pigment on the peaks of the paper's tooth only: sparse specks, a pixel
-or two each, that the straightened map (``detect.PX_PER_PITCH`` pixels a pitch, each a mean of
+or two each, that the straightened map (``straighten.PX_PER_PITCH`` pixels a pitch, each a mean of
 several of the picture's) averages into the paper, so that the section reads as blank. On a clean
 picture (a flatbed scan) the specks themselves stand out: each pixel of the picture, as decoded, is
 compared with the paper around it (the lightest value of each channel within ``SURROUND`` of a
@@ -36,8 +36,8 @@ import cv2
 import numpy as np
 
 from nsvision.game.board import LINE_COLOURS, GameMap, Point, Section
-from nsvision.vision import detect
-from nsvision.vision.channels import channel_max
+from nsvision.vision import detect, straighten
+from nsvision.vision.channels import channel_max, chroma_density
 from nsvision.vision.register import Registration
 
 SPECK_CHROMA = 0.1
@@ -49,14 +49,14 @@ than a stroke."""
 ACROSS = 0.08
 """Lattice units either side of a section's centre line where specks are looked for."""
 DARK_REACH = 0.03
-"""Lattice units around printed ink (``detect.DARK_PRINT``) within a symbol's reach (navy rings, a
+"""Lattice units around printed ink (``straighten.DARK_PRINT``) within a symbol's reach (navy rings, a
 tourist site's spikes) where no speck is counted: the edges of dark print take a pencil's hue."""
 GUIDE_MARK_REACH = 0.15
 """Lattice units either side of a lattice point with no station on a section that runs through it,
 and of where an undrawn section crosses it, where no speck is counted: the guides cross there, and a
 print may mark the crossing (the `print` style's grey asterisk is dense enough to take a bluish
 grey's hue)."""
-THAMES_REACH = detect.THAMES_HALF_WIDTH + SURROUND / 2
+THAMES_REACH = straighten.THAMES_HALF_WIDTH + SURROUND / 2
 """Lattice units either side of the Thames centre line where no speck is counted: against the band,
 the grey guides printed over it and its outline take pencils' hues (pink, blue)."""
 
@@ -80,9 +80,9 @@ def _from_polyline(points: np.ndarray, line: tuple[tuple[float, float], ...]) ->
 
 
 def _dark_print(image: np.ndarray, paper: np.ndarray, pitch_px: float) -> np.ndarray:
-    """Where printed ink lies or reaches within ``DARK_REACH``: darker than ``detect.DARK_PRINT`` of
+    """Where printed ink lies or reaches within ``DARK_REACH``: darker than ``straighten.DARK_PRINT`` of
     its surround in every channel (a coloured pencil always lets one channel through)."""
-    dark = channel_max(image).astype(np.float32) < detect.DARK_PRINT * channel_max(paper).astype(np.float32)
+    dark = channel_max(image).astype(np.float32) < straighten.DARK_PRINT * channel_max(paper).astype(np.float32)
     r = max(1, round(DARK_REACH * pitch_px))
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     return cv2.dilate(dark.astype(np.uint8), disc).astype(bool)
@@ -94,7 +94,7 @@ def _length(s: Section) -> float:
 
 def _ink_reach(game_map: GameMap, p: Point) -> float:
     """Lattice units from a station's centre within which dark ink is its symbol's (rings, spikes)."""
-    return (detect.TOURIST_REACH if game_map.station(p).tourist_site else detect.SYMBOL_REACH) + DARK_REACH
+    return (straighten.TOURIST_REACH if game_map.station(p).tourist_site else straighten.SYMBOL_REACH) + DARK_REACH
 
 
 def _positions(reg: Registration, s: Section, game_map: GameMap, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -165,8 +165,8 @@ def speck_shares(
         px, near = px[keep], near[keep]
         xs = np.clip(np.round(px[..., 0]).astype(np.intp), 0, w - 1)
         ys = np.clip(np.round(px[..., 1]).astype(np.intp), 0, h - 1)
-        density = np.clip(detect.stroke_density(image[ys, xs], paper[ys, xs]), 0.0, None)
-        chroma = detect._chroma(density)
+        density = np.clip(straighten.stroke_density(image[ys, xs], paper[ys, xs]), 0.0, None)
+        chroma = chroma_density(density)
         proj = chroma @ dirs.T
         mag = np.linalg.norm(chroma, axis=-1)
         pencil_like = channel_max(proj) >= detect.HUE_MIN_COS * mag
