@@ -24,12 +24,11 @@ from nsvision.vision.detect import (
     FAINT_FRACTION,
     HUE_MIN_COS,
     STROKE_MIN,
-    Straightened,
     _median_colour,
     _sample_mask,
     pencil_hues,
 )
-from nsvision.vision.straighten import sample_at
+from nsvision.vision.straighten import Straightened, sample_at
 
 RAY_STEP = 3.0
 """Degrees between two rays from a station."""
