@@ -67,7 +67,7 @@ def gap_density(case: Case) -> dict[str, Any]:
     for s, along in positions.items():
         pts = detect._points_across(straight, s, along, np.array([0.0]))
         xs, ys = pts[..., 0].ravel(), pts[..., 1].ravel()
-        ok = ~detect._sample_mask(straight.ignore, xs, ys) & ~detect._sample_mask(straight.river, xs, ys)
+        ok = ~straighten.sample_mask(straight.ignore, xs, ys) & ~straighten.sample_mask(straight.river, xs, ys)
         if ok.sum() < MIN_POSITIONS:
             continue
         density = straighten.sample_at(straight.density, xs, ys)

@@ -82,7 +82,7 @@ def stroke_chroma(
     xs, ys = pts[..., 0].ravel(), pts[..., 1].ravel()
     added = straighten.sample_at(with_lines.density, xs, ys) - straighten.sample_at(without.density, xs, ys)
     chroma = np.linalg.norm(chroma_density(np.clip(added, 0.0, None)), axis=1).reshape(len(t), len(offsets))
-    ignored = detect._sample_mask(with_lines.ignore, xs, ys).reshape(len(t), len(offsets))
+    ignored = straighten.sample_mask(with_lines.ignore, xs, ys).reshape(len(t), len(offsets))
     best = np.where(ignored, 0.0, chroma).max(axis=1)
     kept = ~ignored.all(axis=1)
     return float(np.median(best[kept])) if kept.any() else float("nan")

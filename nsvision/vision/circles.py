@@ -24,11 +24,10 @@ from nsvision.vision.detect import (
     FAINT_FRACTION,
     HUE_MIN_COS,
     STROKE_MIN,
-    _median_colour,
-    _sample_mask,
+    median_colour,
     pencil_hues,
 )
-from nsvision.vision.straighten import Straightened, sample_at
+from nsvision.vision.straighten import Straightened, sample_at, sample_mask
 
 RAY_STEP = 3.0
 """Degrees between two rays from a station."""
@@ -121,7 +120,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
         ys = (cy + np.outer(np.sin(angles), radii)).ravel()
         shape = (len(angles), len(radii))
         chroma = chroma_density(np.clip(sample_at(straight.density, xs, ys), 0.0, None)).reshape(*shape, 3)
-        masked = (_sample_mask(straight.ignore, xs, ys) | _sample_mask(near_river, xs, ys)).reshape(shape)
+        masked = (sample_mask(straight.ignore, xs, ys) | sample_mask(near_river, xs, ys)).reshape(shape)
         mag = np.linalg.norm(chroma, axis=2)
         pencil_like = channel_max(chroma @ dirs.T) >= HUE_MIN_COS * np.maximum(mag, 1e-9)
         level = np.where(masked | ~pencil_like, 0.0, mag)
@@ -143,7 +142,7 @@ def find_circles(straight: Straightened, game_map: GameMap, station_radius: floa
             continue
         marks = chroma[np.flatnonzero(marked), peak[marked]]
         radius = float(np.median(radii[peak[marked]]) / ppp)
-        found.append(StationCircle(st.point, share, radius, _median_colour(marks), st.tourist_site))
+        found.append(StationCircle(st.point, share, radius, median_colour(marks), st.tourist_site))
     return tuple(found)
 
 

@@ -43,6 +43,7 @@ from nsvision.vision.straighten import (
     PX_PER_PITCH,
     Straightened,
     sample_at,
+    sample_mask,
 )
 
 PENCIL_RGB: dict[Colour, tuple[int, int, int]] = {
@@ -369,15 +370,15 @@ def _samples_across(straight: Straightened, positions: Mapping[Section, np.ndarr
     density = sample_at(straight.density, xs, ys)
     blank, paper_side = image(straight.print_density), image(straight.paper_side)
     paper_alone, lost = image(straight.paper_alone), image(straight.clip_extra)
-    ignored = _sample_mask(straight.ignore, xs, ys)
+    ignored = sample_mask(straight.ignore, xs, ys)
     masks = {
-        "on_band": _sample_mask(straight.river, xs, ys),
-        "deep": _sample_mask(_deep_in_band(straight.river), xs, ys) & ~ignored,
-        "on_clipped": _sample_mask(straight.clipped, xs, ys),
-        "near_bank": _sample_mask(straight.bank_fringe, xs, ys),
-        "unsure": _sample_mask(straight.guide_unsure, xs, ys),
-        "covered": _sample_mask(straight.too_dark, xs, ys),
-        "beyond": _sample_mask(straight.outside, xs, ys),
+        "on_band": sample_mask(straight.river, xs, ys),
+        "deep": sample_mask(_deep_in_band(straight.river), xs, ys) & ~ignored,
+        "on_clipped": sample_mask(straight.clipped, xs, ys),
+        "near_bank": sample_mask(straight.bank_fringe, xs, ys),
+        "unsure": sample_mask(straight.guide_unsure, xs, ys),
+        "covered": sample_mask(straight.too_dark, xs, ys),
+        "beyond": sample_mask(straight.outside, xs, ys),
     }
     across_only = {"on_band", "deep"}
     out: dict[Section, _Across] = {}
@@ -606,7 +607,7 @@ def _beside_marks(straight: Straightened, positions: Mapping[Section, np.ndarray
     pts = np.concatenate(coords)
     block = sample_at(straight.density, pts[:, 0], pts[:, 1])
     lowest = np.minimum(np.minimum(block[:, 0], block[:, 1]), block[:, 2])
-    skip = _sample_mask(straight.ignore, pts[:, 0], pts[:, 1]) | _sample_mask(straight.river, pts[:, 0], pts[:, 1])
+    skip = sample_mask(straight.ignore, pts[:, 0], pts[:, 1]) | sample_mask(straight.river, pts[:, 0], pts[:, 1])
     skip |= lowest < BRIGHTER
     # ``_chroma`` of the clipped density, the grey part taken once for all three channels.
     chroma = np.clip(block, 0.0, None) - np.clip(lowest, 0.0, None)[:, None]
@@ -706,13 +707,6 @@ def _smooth_along(values: np.ndarray, ok: np.ndarray, window: int = SMOOTH_SAMPL
     weights = np.convolve(ok.astype(np.float32), w, mode="same")
     sums = np.stack([np.convolve(values[:, k] * ok, w, mode="same") for k in range(values.shape[1])], axis=1)
     return (sums / np.maximum(weights, 1.0)[:, None]).astype(np.float32)
-
-
-def _sample_mask(mask: np.ndarray | None, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """A bool image at many points (nearest half); all False when there is no such image."""
-    if mask is None:
-        return np.zeros(len(xs), bool)
-    return sample_at(mask.astype(np.float32), xs, ys)[:, 0] > 0.5
 
 
 def _longest_run(mask: np.ndarray) -> int:
@@ -1016,7 +1010,7 @@ def _evidence_one(
             return SegmentEvidence(s, n, 0.0, 0.0, 0.0, (0.0, 0.0, 0.0), median_mark=median_mark)
         # No mark reaches the threshold: the colour is that of the faint marks, if any.
         return SegmentEvidence(
-            s, n, 0.0, 0.0, 0.0, _median_colour(colours[faint]), faint=float(faint.mean()), median_mark=median_mark
+            s, n, 0.0, 0.0, 0.0, median_colour(colours[faint]), faint=float(faint.mean()), median_mark=median_mark
         )
     where = np.flatnonzero(inked)
     return SegmentEvidence(
@@ -1025,7 +1019,7 @@ def _evidence_one(
         float(inked.mean()),
         _longest_run(inked) / n,
         float(mag[inked].mean()),
-        _median_colour(colours[inked]),
+        median_colour(colours[inked]),
         span=float(where[-1] - where[0] + 1) / n,
         faint=float(faint.mean()),
         median_mark=median_mark,
@@ -1044,7 +1038,7 @@ def _pencil_marks(marks: np.ndarray, dirs: np.ndarray, stroke_min: float) -> np.
     return marks[keep].astype(np.float32)
 
 
-def _median_colour(marks: np.ndarray) -> tuple[float, float, float]:
+def median_colour(marks: np.ndarray) -> tuple[float, float, float]:
     """Unit vector of the median colour of some marks.
 
     The median resists a neighbouring line's stroke that runs on past a shared station into this one.

@@ -687,3 +687,10 @@ def sample_at(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         image, mx.reshape(rows, width), my.reshape(rows, width), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return out.reshape(rows * width, -1)[:n]
+
+
+def sample_mask(mask: np.ndarray | None, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """A bool image at many points (nearest half); all False when there is no such image."""
+    if mask is None:
+        return np.zeros(len(xs), bool)
+    return sample_at(mask.astype(np.float32), xs, ys)[:, 0] > 0.5
