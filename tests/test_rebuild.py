@@ -228,6 +228,9 @@ def test_faint_marks_on_nearly_all_of_a_short_section_at_a_line_end_are_put_in_d
     assert not speck.doubtful
     away = _read({**OTHERS, "2,4-2,5": "purple"}, short=light)
     assert not away.doubtful
+    # Where the line also passes through the other station, a stroke there would close a loop.
+    loop = {**purple, "1,4-2,5": "purple", "0,3-1,4": "purple", "0,3-0,5": "purple"}
+    assert short not in {r.section for r in _read(loop, short=light).doubtful}
 
 
 def test_a_last_section_far_lighter_than_its_line_is_checked_by_a_person() -> None:
