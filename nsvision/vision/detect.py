@@ -1216,7 +1216,7 @@ def measure_sections(
     noise = _noise_level(cleaned, profiles)
     cleaned = _less_beside_band(profiles, _less_missing_guide(profiles, cleaned, levels, dirs), paper, dirs)
     near_cleaned = _less_beside_band(near, _less_missing_guide(near, near_cleaned, near_levels, dirs), paper, dirs)
-    _less_empty_points(profiles, near, cleaned, near_cleaned, noise)
+    cleaned, near_cleaned = _less_empty_points(profiles, near, cleaned, near_cleaned, noise)
     # The marks' colour, with the print taken away as density (``_colour_without_print``): on clipped
     # paper, the print's level there at each section (the clipped paper's median, taken away as
     # density under a light pink stroke beside nearly grey guides, left it purple).
@@ -1311,20 +1311,24 @@ def _less_empty_points(
     cleaned: dict[Section, np.ndarray],
     near_cleaned: dict[Section, np.ndarray],
     noise: float,
-) -> None:
-    """Where the guides cross at a lattice point with no station, the print may mark the point (an
-    asterisk, of a colour of its own): what it leaves there, over the sheet's sections that run
-    through such points (most of them blank), is print as well, taken away from ``cleaned`` and
-    ``near_cleaned`` in place. Taken after the sheet's noise: left out of every section instead, the
-    sheet's references moved (history, fifty-second session)."""
+) -> tuple[dict[Section, np.ndarray], dict[Section, np.ndarray]]:
+    """``cleaned`` and ``near_cleaned`` (the marks at the default positions and nearer the symbols)
+    where the guides cross at a lattice point with no station: the print may mark the point (an
+    asterisk, of a colour of its own), and what it leaves there, over the sheet's sections that run
+    through such points (most of them blank), is print as well. Taken after the sheet's noise: left
+    out of every section instead, the sheet's references moved (history, fifty-second session)."""
     points = _empty_points(profiles.along)
     point_level = _empty_point_level(points, profiles, cleaned)
     if point_level is None or np.linalg.norm(point_level) < EMPTY_POINT_SIGNAL * noise:
-        return
+        return cleaned, near_cleaned
+    out = []
     for p, marks, p_points in ((profiles, cleaned, points), (near, near_cleaned, _empty_points(near.along))):
+        less = dict(marks)
         for s, near_point in p_points.items():
             on = (near_point & ~p.river[s])[:, None]
-            marks[s] = np.where(on, _lesser(_explain_point(marks[s], point_level), marks[s]), marks[s])
+            less[s] = np.where(on, _lesser(_explain_point(marks[s], point_level), marks[s]), marks[s])
+        out.append(less)
+    return out[0], out[1]
 
 
 @dataclass(frozen=True)
