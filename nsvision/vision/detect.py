@@ -318,13 +318,8 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     """The profiles of some sections, sampled at ``positions`` (see ``_sample_positions``)."""
     if not positions:
         return _Profiles({}, {}, {}, {})
-    across = _samples_across(straight, positions)
+    across, guide = _samples_across(straight, positions)
     n_off = len(OFFSETS_ACROSS)
-    guide = _band_guide(
-        np.concatenate([a.density.reshape(-1, 3) for a in across.values()]),
-        np.concatenate([a.deep.ravel() for a in across.values()]),
-        n_off,
-    )
     # The blank guide on the band, at the section's centre line, no lighter than the band in any
     # channel (by more than ``BRIGHTER``): grey dashes printed on a pale band.
     dark_guide = guide is not None and float(guide[n_off // 2].min()) >= BRIGHTER
@@ -355,9 +350,12 @@ def _section_profiles(straight: Straightened, positions: Mapping[Section, np.nda
     )
 
 
-def _samples_across(straight: Straightened, positions: Mapping[Section, np.ndarray]) -> dict[Section, _Across]:
+def _samples_across(
+    straight: Straightened, positions: Mapping[Section, np.ndarray]
+) -> tuple[dict[Section, _Across], np.ndarray | None]:
     """Per section, the straightened sheet's images sampled at ``positions`` (pixels along it from its
-    first station), each at ``OFFSETS_ACROSS``; every image is sampled at once, all sections together."""
+    first station), each at ``OFFSETS_ACROSS``; every image is sampled at once, all sections together.
+    With them, the band's blank guide learnt from all those samples (``_band_guide``)."""
     n_off = len(OFFSETS_ACROSS)
     centre = n_off // 2
     points = [_points_across(straight, s, t, OFFSETS_ACROSS) for s, t in positions.items()]
@@ -396,7 +394,7 @@ def _samples_across(straight: Straightened, positions: Mapping[Section, np.ndarr
             paper_alone=None if paper_alone is None else paper_alone[here].reshape(shape),
             lost=None if lost is None else lost[here].reshape(shape),
         )
-    return out
+    return out, _band_guide(density, masks["deep"], n_off)
 
 
 def _profile_one(a: _Across, guide: np.ndarray | None, dark_guide: bool) -> _OneProfile:
@@ -421,13 +419,12 @@ def _profile_one(a: _Across, guide: np.ndarray | None, dark_guide: bool) -> _One
         # beside it keeps it. Across the stroke, each channel's densest sample is the pencil's.
         picked = np.where(river[:, None], chroma_density(_densest_channels(a.density, a.skip)), picked)
     band_edge = river & ~a.deep[:, centre]
-    on_band = _on_band_guide(a, guide, lighter, picked)
-    if on_band is not None:
-        picked = on_band.picked
     at_pick = np.clip(a.density[rows, pick], 0.0, None)
     densest = np.where(a.skip[rows, pick], 0.0, channel_min(at_pick))
+    on_band = _on_band_guide(a, guide, lighter, picked)
     band_colour = under_dark = None
     if on_band is not None:
+        picked = on_band.picked
         rest_chroma = chroma_density(np.clip(on_band.rest, 0.0, None))
         colour = _smooth_along(rest_chroma, a.deep[:, centre])
         band_colour = np.where(a.deep[:, centre, None], colour, np.nan)
