@@ -863,7 +863,7 @@ def _faint_leaving_lines(
         river = _over_band(ev)
         if c is not None or f < CONFIDENT:
             continue
-        if ev.ink == 0 and ev.samples < FAINT_MIN_SAMPLES:
+        if _faint_on_a_handful(ev):
             # Measured positions lie a pixel apart: a handful of them is one spot between two large
             # symbols, and faint marks there a speck, not a stroke along the section.
             continue
@@ -929,6 +929,13 @@ def _faint_leaving_lines(
             decided[s] = (c, min(f, 0.65), f"faint pencil ({share:.0%} of it) next to the {k} line", m)
 
 
+def _faint_on_a_handful(ev: SegmentEvidence) -> bool:
+    """No ink on a section measured at fewer than ``FAINT_MIN_SAMPLES`` positions: its faint marks
+    alone put it in no doubt next to a line (``_faint_leaving_lines``), save at a line's end
+    (``_faint_short_ends``)."""
+    return ev.ink == 0 and ev.samples < FAINT_MIN_SAMPLES
+
+
 def _faint_short_ends(
     decided: dict[Section, Decision], evidence: Mapping[Section, SegmentEvidence], nearest: Mapping[Section, Colour]
 ) -> None:
@@ -942,7 +949,7 @@ def _faint_short_ends(
     on_line, line_ends = _line_stations(decided)
     for s, (c, f, _r, m) in list(decided.items()):
         ev = evidence[s]
-        if c is not None or f < CONFIDENT or ev.ink > 0 or ev.samples >= FAINT_MIN_SAMPLES:
+        if c is not None or f < CONFIDENT or not _faint_on_a_handful(ev):
             continue
         if ev.faint < SHORT_END_FAINT or _over_band(ev):
             continue
